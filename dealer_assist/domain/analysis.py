@@ -18,8 +18,9 @@ through the strategy, the ``*_with_folds`` figures); ``fold_forfeits_pair_plus``
 ``fold_forfeits_prime`` and ``six_card_pays_after_fold`` move only the ``*_with_folds``
 figures; ``pair_plus_without_ante``, ``limits`` and ``max_payout`` move nothing here (a payout
 cap is in money, not in units staked). An empty pay table for pair plus, six card or prime means
-the bet is not offered; an empty ante bonus table means no ante bonus. A hand a pay table does
-not name loses the stake (the ante bonus never loses); a pay of 0 returns the stake.
+the bet is not offered; an empty ante bonus table means no ante bonus. As in settlement, a hand
+that a pair plus or six card table does not name, or names at 0, loses the stake; the ante
+bonus never loses; a prime pay of 0 returns the stake.
 
 How it is fast: the 22,100 hands are sorted by strength once. For a player hand, the dealer
 hands below a strength that share no card with it are counted by inclusion-exclusion over
@@ -40,7 +41,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
@@ -50,10 +51,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import six_card
-from .cards import Rank
+from .cards import Card, Rank
+from .errors import RoundError
 from .rulesets import DEFAULT_RULES, MINI_ROYAL, RuleSet
-from .six_card import FiveCardCategory
+from .six_card import FIVE_CARD_ORDER, SIX_CARD_COUNTS
 from .three_card import CATEGORY_ORDER, ThreeCardCategory
 
 __all__ = [
@@ -63,9 +64,12 @@ __all__ = [
     "AnalysisResult",
     "AntePlayFigures",
     "BetFigures",
+    "HandDecision",
     "Strategy",
     "analyze",
     "clear_cache",
+    "dealer_counts",
+    "hand_decision",
     "hand_table",
 ]
 
@@ -79,27 +83,6 @@ SIX_CARD_SETS = math.comb(52, 6)
 _HANDS_PER_CARD = math.comb(51, 2)
 _HANDS_PER_PAIR = 50
 _KEY = 1 << 16  # above every strength (category 5 * 16**3 + ...), so card/pair keys never mix
-
-#: Best-five counts over all six-card sets; six_card.SIX_CARD_COUNTS replaces it when present.
-_SIX_CARD_COUNTS_FALLBACK: Mapping[FiveCardCategory, int] = MappingProxyType({
-    FiveCardCategory.ROYAL_FLUSH: 188,
-    FiveCardCategory.STRAIGHT_FLUSH: 1_656,
-    FiveCardCategory.FOUR_OF_A_KIND: 14_664,
-    FiveCardCategory.FULL_HOUSE: 165_984,
-    FiveCardCategory.FLUSH: 205_792,
-    FiveCardCategory.STRAIGHT: 361_620,
-    FiveCardCategory.THREE_OF_A_KIND: 732_160,
-    FiveCardCategory.TWO_PAIR: 2_532_816,
-    FiveCardCategory.PAIR: 9_730_740,
-    FiveCardCategory.HIGH_CARD: 6_612_900,
-})
-
-
-def six_card_counts() -> Mapping[FiveCardCategory, int]:
-    """How many of the 20,358,520 six-card sets make each best-five category."""
-    counts: Mapping[FiveCardCategory, int] | None = getattr(six_card, "SIX_CARD_COUNTS", None)
-    return counts if counts is not None else _SIX_CARD_COUNTS_FALLBACK
-
 
 # --------------------------------------------------------------------------- the hand table
 
@@ -388,13 +371,13 @@ def _outcomes(nets: IntArray, weights: IntArray, total: int) -> dict[int, Fracti
 
 
 def _three_card_pays(pays: Mapping[str, int], default: int) -> tuple[IntArray, IntArray]:
-    """Per hand: the pay (``default`` where the table names nothing) and the hand's key index."""
+    """Per hand: the pay (``default`` where the table pays nothing) and the hand's key index."""
     table = hand_table()
     keys = [c.value for c in CATEGORY_ORDER]
     key_index = table.category.copy()
     if MINI_ROYAL in pays:
         key_index[table.mini_royal] = len(keys)
-    lookup = np.array([pays.get(k, default) for k in [*keys, MINI_ROYAL]], dtype=np.int64)
+    lookup = np.array([pays.get(k, 0) or default for k in [*keys, MINI_ROYAL]], dtype=np.int64)
     return lookup[key_index], key_index
 
 
@@ -463,13 +446,22 @@ def _strategy(play: BoolArray) -> Strategy:
                     play=play)
 
 
+def _play_values(rules: RuleSet) -> tuple[IntArray, BoolArray, IntArray]:
+    """Per hand: the return of playing (in 1/18,424 ante), whether to play, the ante bonus."""
+    counts = dealer_counts(rules.dealer_qualifier.strength)
+    bonus, _ = _three_card_pays(rules.ante_bonus, 0)
+    d = DEALER_HANDS
+    # Bonus always, +1 dealer does not qualify, +2 player wins, 0 tie, -2 dealer wins.
+    play_value = bonus * d + counts.no_qualify + 2 * counts.player_wins - 2 * counts.dealer_wins
+    play = play_value > -d  # play only when it loses strictly less than folding (-1 ante)
+    return play_value, play, bonus
+
+
 def _ante_play(rules: RuleSet) -> AntePlayFigures:
     counts = dealer_counts(rules.dealer_qualifier.strength)
-    bonus, key_index = _three_card_pays(rules.ante_bonus, 0)
+    _, key_index = _three_card_pays(rules.ante_bonus, 0)
+    play_value, play, bonus = _play_values(rules)
     d = DEALER_HANDS
-    # Play value per hand, in units of 1/d ante: bonus always, +1 no-qualify, +2 win, -2 lose.
-    play_value = bonus * d + counts.no_qualify + 2 * counts.player_wins - 2 * counts.dealer_wins
-    play = play_value > -d  # play only when it loses strictly less than folding
     value = np.where(play, play_value, -d)
     total = TOTAL_HANDS * d
     house_edge = -Fraction(int(value.sum()), total)
@@ -521,7 +513,7 @@ def _pair_plus(rules: RuleSet, play: BoolArray) -> BetFigures:
         house_edge=edge,
         outcomes=MappingProxyType(outcomes),
         hit_frequency=MappingProxyType(_hits(key_index, np.ones(TOTAL_HANDS, bool),
-                                             rules.pair_plus)),
+                                             {k: v for k, v in rules.pair_plus.items() if v})),
         house_edge_with_folds=-Fraction(int(folded.sum()), TOTAL_HANDS),
         pays=rules.pays_label("pair_plus"),
     )
@@ -530,15 +522,15 @@ def _pair_plus(rules: RuleSet, play: BoolArray) -> BetFigures:
 def _six_card(rules: RuleSet) -> BetFigures:
     if not rules.six_card_bonus:
         return _not_offered("six_card")
-    counts = six_card_counts()
+    counts = SIX_CARD_COUNTS
     outcomes: dict[int, Fraction] = {}
     hits: dict[str, Fraction] = {}
     total = 0
     for category, n in counts.items():
-        net = rules.six_card_bonus.get(category.value, -1)
+        net = rules.six_card_bonus.get(category.value, 0) or -1
         outcomes[net] = outcomes.get(net, Fraction(0)) + Fraction(n, SIX_CARD_SETS)
         total += net * n
-        if category.value in rules.six_card_bonus:
+        if rules.six_card_bonus.get(category.value):
             hits[category.value] = Fraction(n, SIX_CARD_SETS)
     edge = -Fraction(total, SIX_CARD_SETS)
     # Folding only matters when the six card bet does not pay after a fold; that needs the
@@ -550,7 +542,7 @@ def _six_card(rules: RuleSet) -> BetFigures:
         house_edge=edge,
         outcomes=MappingProxyType(outcomes),
         hit_frequency=MappingProxyType(
-            {k.value: hits[k.value] for k in six_card.FIVE_CARD_ORDER[::-1] if k.value in hits}
+            {k.value: hits[k.value] for k in FIVE_CARD_ORDER[::-1] if k.value in hits}
         ),
         house_edge_with_folds=with_folds,
         pays=rules.pays_label("six_card_bonus"),
@@ -582,6 +574,54 @@ def _prime(rules: RuleSet, play: BoolArray) -> BetFigures:
         hit_frequency=MappingProxyType({"three_same_color": p_three, "six_same_color": p_six}),
         house_edge_with_folds=-Fraction(int(folded.sum()), total),
         pays=rules.pays_label("prime"),
+    )
+
+
+@dataclass(frozen=True)
+class HandDecision:
+    """One player hand under a rule set: dealer results counted, and whether to play it.
+
+    >>> from dealer_assist.domain.cards import parse_cards
+    >>> d = hand_decision(parse_cards("QS 6H 4D"))
+    >>> d.play, d.no_qualify + d.player_wins + d.tie + d.dealer_wins
+    (True, 18424)
+    >>> hand_decision(parse_cards("QS 6H 3D")).play
+    False
+    """
+
+    cards: tuple[Card, Card, Card]
+    no_qualify: int
+    player_wins: int
+    tie: int
+    dealer_wins: int
+    #: Expected net of ante + play + ante bonus per unit ante when the hand is played.
+    play_return: Fraction
+    play: bool
+
+
+@cache
+def _hand_index() -> dict[tuple[int, int, int], int]:
+    return {
+        (int(a), int(b), int(c)): i for i, (a, b, c) in enumerate(hand_table().cards.tolist())
+    }
+
+
+def hand_decision(cards: Sequence[Card], rules: RuleSet = DEFAULT_RULES) -> HandDecision:
+    """The exact ante/play figures of one player hand (card removal included)."""
+    if len(cards) != 3 or len({c.index for c in cards}) != 3:
+        raise RoundError("a hand needs exactly 3 different cards")
+    a, b, c = sorted(card.index for card in cards)
+    i = _hand_index()[(a, b, c)]
+    counts = dealer_counts(rules.dealer_qualifier.strength)
+    play_value, play, _ = _play_values(rules)
+    return HandDecision(
+        cards=(cards[0], cards[1], cards[2]),
+        no_qualify=int(counts.no_qualify[i]),
+        player_wins=int(counts.player_wins[i]),
+        tie=int(counts.tie[i]),
+        dealer_wins=int(counts.dealer_wins[i]),
+        play_return=Fraction(int(play_value[i]), DEALER_HANDS),
+        play=bool(play[i]),
     )
 
 
