@@ -438,9 +438,11 @@ def _strategy(play: BoolArray) -> Strategy:
     text = _cutoff_text(cut, lowest)
     if int(wrong[best]) == 0:
         return Strategy(f"play {text}", True, _hand_label(cut)[0], played, play=play)
+    differ = int(wrong[best])
     description = (
         f"not a simple cutoff: play {played:,} of {TOTAL_HANDS:,} hands, each where playing "
-        f"loses less than folding (nearest cutoff {text}, {int(wrong[best]):,} hands differ)"
+        f"loses less than folding (nearest cutoff {text}, "
+        f"{differ:,} {'hand differs' if differ == 1 else 'hands differ'})"
     )
     return Strategy(description, False, None, played, _hand_label(cut)[0], int(wrong[best]),
                     play=play)

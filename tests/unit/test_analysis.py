@@ -447,3 +447,38 @@ def test_hand_decision_rejects_bad_hands() -> None:
         hand_decision(parse_cards("AS AS KD"))
     with pytest.raises(RoundError):
         hand_decision([Card.from_index(0), Card.from_index(1)])
+
+
+def test_card_removal_can_break_the_cutoff() -> None:
+    """With a J-10-2 qualifier, hands of equal rank differ by suits; the reference agrees."""
+    rules = ruleset_from_json({"dealer_qualifier": "J-10-2"})
+    strategy = analyze(rules).ante_play.strategy
+    assert not strategy.is_cutoff
+    assert strategy.description.startswith("not a simple cutoff: play 15,044 of 22,100 hands")
+    assert strategy.nearest_cutoff == "Q-6-2" and strategy.exceptions == 24
+    table = hand_table()
+    mixed = [s for s in np.unique(table.strength[strategy.play])
+             if not strategy.play[table.strength == s].all()]
+    assert mixed
+    rows = np.flatnonzero(table.strength == mixed[0])
+    plays = [i for i in rows if strategy.play[i]][:2]
+    folds = [i for i in rows if not strategy.play[i]][:2]
+    for i in plays + folds:
+        player = tuple(table.cards[i].tolist())
+        assert (reference_play_return(player, rules) > -1) is bool(strategy.play[i])
+
+
+def test_strategy_texts() -> None:
+    from dealer_assist.domain.analysis import _strategy
+
+    table = hand_table()
+    cases = {
+        1 << 12: "play any pair or better",
+        (1 << 12) + (5 << 8) + (3 << 4): "play a pair of 5s with a 3 kicker or better",
+        (2 << 12) + (12 << 8) + (6 << 4) + 4: "play a Q-6-4 flush or better",
+        (3 << 12) + (10 << 8): "play a straight, 10 high or better",
+        0: "play every hand",
+        1 << 20: "fold every hand",
+    }
+    for cut, text in cases.items():
+        assert _strategy(table.strength >= cut).description == text
