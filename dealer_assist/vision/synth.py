@@ -1,0 +1,239 @@
+"""Synthetic table photos with their ground truth, reproducible from a seed.
+
+A scene is composed on a flat "table plane" (felt, up to seven player hands along an arc and
+the dealer's hand across from them, each hand three cards spread so that the lower cards
+show only their index strip), then photographed: any rotation, a moderate perspective,
+uneven light, a colour cast, blur, sensor noise and JPEG compression.
+
+Ground truth per card: the card, its four corners in the photo (clockwise from the corner
+whose index reads upright), the hand number and the seat (1..7, or ``"dealer"``). The seat
+zones (as an admin would draw them) come with every scene, as polygons in photo pixels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from dealer_assist.domain.cards import DECK, Card
+
+from .faces import Face
+
+Seat = int | str
+
+#: Card height on the table plane, in pixels (the photo then scales it).
+PLANE_CARD_H = 180
+PLANE_W, PLANE_H = 2600, 1500
+
+
+@dataclass
+class TruthCard:
+    card: str
+    corners: list[list[float]]
+    hand: int
+    seat: Seat
+    deck: str
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # BGR uint8, before JPEG encoding
+    jpeg: bytes
+    cards: list[TruthCard]
+    zones: dict[str, list[list[float]]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def truth(self) -> dict[str, Any]:
+        return {
+            "cards": [
+                {"card": c.card, "corners": c.corners, "hand": c.hand, "seat": c.seat,
+                 "deck": c.deck}
+                for c in self.cards
+            ],
+            "zones": self.zones,
+            "meta": self.meta,
+        }
+
+
+def _felt(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    hue = float(rng.choice([rng.uniform(35, 85), rng.uniform(95, 125), rng.uniform(0, 180)]))
+    sat = rng.uniform(110, 240)
+    val = rng.uniform(60, 150)
+    base = np.array([[[hue, sat, val]]], np.uint8)
+    bgr = cv2.cvtColor(base, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
+    small = rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32)
+    small = cv2.GaussianBlur(small, (0, 0), 2.0)
+    tex = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    fine = rng.normal(0, 1, (h, w)).astype(np.float32)
+    img = bgr[None, None, :] * (1.0 + 0.05 * tex[..., None] + 0.03 * fine[..., None])
+    return np.clip(img, 0, 255)
+
+
+def _card_layer(face: Face, h: int) -> tuple[np.ndarray, np.ndarray]:
+    src = face.bgra
+    w = round(src.shape[1] * h / src.shape[0])
+    img = cv2.resize(src, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return img[..., :3], img[..., 3] / 255.0
+
+
+def _paste(canvas: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, m: np.ndarray,
+           shadow: float, rng: np.random.Generator) -> None:
+    """Warp a card (affine ``m``) onto ``canvas`` with a soft shadow under it."""
+    h, w = alpha.shape
+    pts = cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0]
+    x0, y0 = np.floor(pts.min(0)).astype(int) - 12
+    x1, y1 = np.ceil(pts.max(0)).astype(int) + 12
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, canvas.shape[1]), min(y1, canvas.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    mm = m.copy()
+    mm[:, 2] -= (x0, y0)
+    size = (x1 - x0, y1 - y0)
+    wb = cv2.warpAffine(bgr, mm, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    wa = cv2.warpAffine(alpha, mm, size, flags=cv2.INTER_LINEAR, borderValue=0)
+    roi = canvas[y0:y1, x0:x1]
+    if shadow > 0:
+        sh = np.roll(wa, (int(rng.integers(1, 4)), int(rng.integers(-2, 3))), axis=(0, 1))
+        sh = cv2.GaussianBlur(sh, (0, 0), 2.5) * shadow
+        roi *= (1.0 - sh)[..., None]
+    roi *= (1.0 - wa)[..., None]
+    roi += wb * wa[..., None]
+
+
+def _hand_layout(rng: np.random.Generator, n_seats: int) -> list[tuple[Seat, float, float, float]]:
+    """(seat, x, y, angle) of each hand's centre on the table plane; angles in degrees."""
+    cx, cy = PLANE_W / 2, PLANE_H * 0.25
+    rx, ry = PLANE_W * 0.30, PLANE_H * 0.50
+    out: list[tuple[Seat, float, float, float]] = []
+    for i in range(n_seats):
+        # seat 1 at the dealer's left (photo right), seat 7 at the far left
+        t = math.radians(18 + i * (144 / 6)) if n_seats > 1 else math.pi / 2
+        x = cx + rx * math.cos(t)
+        y = cy + ry * math.sin(t)
+        angle = math.degrees(t) - 90 + float(rng.normal(0, 6))
+        out.append((i + 1, x, y, angle))
+    out.append(("dealer", cx + float(rng.normal(0, 20)), cy + 40.0, float(rng.normal(0, 5))))
+    return out
+
+
+def _zone(x: float, y: float, angle: float, w: float, h: float) -> np.ndarray:
+    c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+    rect = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+    rot = np.array([[c, -s], [s, c]])
+    return rect @ rot.T + np.array([x, y])
+
+
+def compose(
+    decks: dict[str, dict[Card, Face]],
+    seed: int,
+    size: tuple[int, int] = (1920, 1080),
+    seats: int | None = None,
+    hard: bool = True,
+) -> Scene:
+    """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
+    ``seats``: number of occupied player seats (1..7, random when None)."""
+    rng = np.random.default_rng(seed)
+    deck_name = sorted(decks)[int(rng.integers(len(decks)))]
+    faces = decks[deck_name]
+    n_seats = int(seats if seats is not None else rng.choice([7, 7, 7, 6, 5, 4, 3, 2, 1]))
+    order = rng.permutation(len(DECK))
+    canvas = _felt(rng, PLANE_W, PLANE_H)
+    felt_colour = np.median(canvas[::50, ::50].reshape(-1, 3), axis=0).astype(np.float32)
+    layout = _hand_layout(rng, 7)
+    occupied = sorted(rng.choice(7, size=n_seats, replace=False).tolist()) + [7]
+    card_h = PLANE_CARD_H * rng.uniform(0.9, 1.1)
+
+    truth_plane: list[tuple[str, np.ndarray, int, Seat]] = []
+    zones_plane: dict[str, np.ndarray] = {}
+    for seat, x, y, angle in layout:
+        zones_plane[str(seat)] = _zone(x, y, angle, card_h * 2.2, card_h * 1.6)
+    next_card = 0
+    for hand_no, li in enumerate(occupied):
+        seat, hx, hy, hangle = layout[li]
+        sample = faces[DECK[int(order[next_card])]].bgra
+        w = sample.shape[1] * card_h / sample.shape[0]
+        step = rng.uniform(0.19, 0.27) * card_h
+        total_w = w + 2 * step
+        for k in range(3):
+            card = DECK[int(order[next_card])]
+            next_card += 1
+            bgr, alpha = _card_layer(faces[card], round(card_h))
+            ch, cw = alpha.shape
+            a = math.radians(hangle + float(rng.normal(0, 1.5)))
+            c, s = math.cos(a), math.sin(a)
+            # position of this card's top-left in hand coordinates (origin: hand centre)
+            lx = -total_w / 2 + k * step + float(rng.normal(0, 0.01 * card_h))
+            ly = -ch / 2 + float(rng.normal(0, 0.025 * card_h))
+            ha = math.radians(hangle)
+            hc, hs = math.cos(ha), math.sin(ha)
+            tx = hx + hc * lx - hs * ly
+            ty = hy + hs * lx + hc * ly
+            m = np.array([[c, -s, tx], [s, c, ty]], np.float32)
+            _paste(canvas, bgr, alpha, m, shadow=float(rng.uniform(0.25, 0.55)), rng=rng)
+            corners = cv2.transform(
+                np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), m
+            )[0]
+            truth_plane.append((str(card), corners, hand_no, seat))
+
+    # the photo: any rotation, moderate perspective, scale to fit
+    out_w, out_h = size
+    src = np.array([[0, 0], [PLANE_W, 0], [PLANE_W, PLANE_H], [0, PLANE_H]], np.float32)
+    rot = rng.uniform(0, 360) if hard else rng.uniform(-10, 10)
+    persp = 0.10 if hard else 0.04
+    jitter = rng.uniform(-persp, persp, (4, 2)) * np.array([PLANE_W, PLANE_H])
+    dst = src + jitter.astype(np.float32)
+    hmat = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    # rotate about the centre, then fit the content (cards) into the frame
+    allpts = np.concatenate([t[1] for t in truth_plane] + list(zones_plane.values()))
+    pts = cv2.perspectiveTransform(allpts[None].astype(np.float32), hmat)[0]
+    ca, sa = math.cos(math.radians(rot)), math.sin(math.radians(rot))
+    r = np.array([[ca, -sa, 0], [sa, ca, 0], [0, 0, 1]])
+    pts_r = pts @ r[:2, :2].T
+    lo, hi = pts_r.min(0), pts_r.max(0)
+    scale = min(out_w * 0.94 / (hi[0] - lo[0]), out_h * 0.94 / (hi[1] - lo[1]))
+    scale *= rng.uniform(0.9, 1.0)
+    mid = (lo + hi) / 2
+    t = np.array([[scale, 0, out_w / 2 - scale * mid[0]],
+                  [0, scale, out_h / 2 - scale * mid[1]], [0, 0, 1]])
+    full = t @ r @ hmat
+    img = cv2.warpPerspective(canvas, full, (out_w, out_h), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    inside = cv2.warpPerspective(np.ones((PLANE_H, PLANE_W), np.float32), full, (out_w, out_h),
+                                 flags=cv2.INTER_LINEAR, borderValue=0)[..., None]
+    img = img * inside + felt_colour[None, None, :] * (1.0 - inside)
+
+    # light: smooth gradient plus a spot, colour cast
+    yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.float32)
+    gx, gy = rng.uniform(-0.35, 0.35, 2)
+    light = 1.0 + gx * (xx / out_w - 0.5) + gy * (yy / out_h - 0.5)
+    sx, sy = rng.uniform(0, out_w), rng.uniform(0, out_h)
+    spot = np.exp(-(((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * (0.35 * out_w) ** 2)))
+    light = light * rng.uniform(0.65, 0.95) + rng.uniform(0.1, 0.35) * spot
+    cast = rng.uniform(0.88, 1.08, 3).astype(np.float32)
+    img = img * light[..., None] * cast[None, None, :]
+    sigma = rng.uniform(0.3, 1.1) * out_w / 1920
+    img = cv2.GaussianBlur(img, (0, 0), sigma)
+    img += rng.normal(0, rng.uniform(1.5, 5.0), img.shape).astype(np.float32)
+    img8 = np.clip(img, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(60, 95))
+    ok, enc = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+
+    cards: list[TruthCard] = []
+    for name, corners, hand_no, seat in truth_plane:
+        p = cv2.perspectiveTransform(corners[None].astype(np.float32), full)[0]
+        cards.append(TruthCard(name, [[round(float(x), 1), round(float(y), 1)] for x, y in p],
+                               hand_no, seat, deck_name))
+    zones = {}
+    for key, poly in zones_plane.items():
+        p = cv2.perspectiveTransform(poly[None].astype(np.float32), full)[0]
+        zones[key] = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
+    meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
+            "jpeg_quality": quality}
+    return Scene(img8, enc.tobytes(), cards, zones, meta)
