@@ -1,0 +1,1 @@
+"""The hand log: SQLAlchemy models, engines, the audit chain and Alembic migrations."""

@@ -1,0 +1,171 @@
+"""The audit chain and the digests of logged records.
+
+Every audit event belongs to one chain: ``table:<id>`` (a table's rounds, voids,
+corrections, shifts and settings) or ``floor`` (logins, users, tokens, rule sets, casino
+settings). Within a chain the events are numbered 1, 2, 3... and each event's
+
+    hash = SHA-256( prev_hash  +  canonical JSON of the event )
+
+where prev_hash is the previous event's hash (64 zeros for the first), and the canonical
+JSON is the object below with sorted keys, no spaces, UTF-8 (``payload`` is itself
+canonical JSON)::
+
+    {"action", "actor", "at" (ISO 8601 UTC, microseconds), "chain", "digest",
+     "payload", "round_id", "seq", "shift_id", "table_id"}
+
+``digest`` is the SHA-256 of the record the event is about (:func:`round_digest` for a
+round with its seats, :func:`record_digest` for others), so a changed record no longer
+matches the event that logged it, even when the chain is intact.
+
+>>> from datetime import datetime, UTC
+>>> at = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+>>> text = canonical_event(chain="floor", seq=1, at=at, actor="ann", action="user.login",
+...     table_id=None, shift_id=None, round_id=None, digest=None, payload='{"ok":true}')
+>>> text == canonical_json(json.loads(text))
+True
+>>> len(chain_hash(GENESIS_HASH, text))
+64
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from .models import GENESIS_HASH, AuditEvent, ChainHead, utcnow
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 characters kept: the one text a value hashes as."""
+    return _dumps(value)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def iso(at: datetime) -> str:
+    """The canonical time: ISO 8601 in UTC with microseconds (``...T12:00:00.000000+00:00``)."""
+    return at.isoformat(timespec="microseconds")
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else _dumps(value)
+
+
+def _int(value: int | None) -> str:
+    return "null" if value is None else str(int(value))
+
+
+def canonical_event(*, chain: str, seq: int, at: datetime, actor: str, action: str,
+                    table_id: int | None, shift_id: int | None, round_id: int | None,
+                    digest: str | None, payload: str) -> str:
+    """The canonical JSON text of an event (built directly: verifying a million is hot)."""
+    return (f'{{"action":{_text(action)},"actor":{_text(actor)},"at":"{iso(at)}",'
+            f'"chain":{_text(chain)},"digest":{_text(digest)},"payload":{payload},'
+            f'"round_id":{_int(round_id)},"seq":{int(seq)},"shift_id":{_int(shift_id)},'
+            f'"table_id":{_int(table_id)}}}')
+
+
+def chain_hash(prev_hash: str, event_text: str) -> str:
+    return hashlib.sha256((prev_hash + event_text).encode()).hexdigest()
+
+
+#: Field order of a round's digest line (see :func:`round_digest`).
+ROUND_DIGEST_FIELDS = ("id", "table_id", "serial", "shift_id", "ruleset_version_id",
+                       "dealer_cards", "dealer_c1", "dealer_c2", "dealer_c3", "misdeal", "misdeal_reason",
+                       "entered_by_id", "at", "source", "photo_sha256", "idempotency_key",
+                       "total")
+#: Field order of each seat in a round's digest.
+SEAT_DIGEST_FIELDS = ("seat", "cards", "c1", "c2", "c3", "ante", "play", "pair_plus", "six_card",
+                      "prime", "net_ante", "net_play", "net_ante_bonus", "net_pair_plus",
+                      "net_six_card", "net_prime")
+
+_AT = ROUND_DIGEST_FIELDS.index("at")
+
+
+def round_digest(round_values: Sequence[Any], seats: Iterable[Sequence[Any]]) -> str:
+    """SHA-256 of ``[round fields, [seat fields...]]`` as compact JSON, seats by seat number.
+
+    ``round_values`` follow :data:`ROUND_DIGEST_FIELDS` with ``at`` as a datetime;
+    each seat follows :data:`SEAT_DIGEST_FIELDS`.
+    """
+    values = list(round_values)
+    values[_AT] = iso(values[_AT])
+    return sha256_text(_dumps([values, sorted(list(s) for s in seats)]))
+
+
+def record_digest(kind: str, fields: dict[str, Any]) -> str:
+    """SHA-256 of ``{"kind": kind, **fields}`` as canonical JSON (datetimes as :func:`iso`)."""
+    body = {k: iso(v) if isinstance(v, datetime) else v for k, v in fields.items()}
+    return sha256_text(canonical_json({"kind": kind, **body}))
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """Where an event went: its chain, number, hash and time."""
+
+    chain: str
+    seq: int
+    hash: str
+    at: datetime
+    round_serial: int
+
+
+def lock_head(session: orm.Session, chain: str) -> tuple[int, str, int]:
+    """Lock the chain's head row for this transaction; return (seq, hash, round_serial).
+
+    PostgreSQL: ``SELECT ... FOR UPDATE`` (other writers of this chain wait until commit).
+    SQLite: the transaction already holds the database's write lock (``BEGIN IMMEDIATE``).
+    """
+    row = session.execute(
+        sa.select(ChainHead.seq, ChainHead.hash, ChainHead.round_serial)
+        .where(ChainHead.chain == chain).with_for_update()
+    ).one_or_none()
+    if row is None:
+        raise LookupError(f"audit chain {chain!r} has no head row")
+    return int(row[0]), str(row[1]), int(row[2])
+
+
+def append_event(session: orm.Session, *, chain: str, actor: str, action: str,
+                 table_id: int | None = None, shift_id: int | None = None,
+                 round_id: int | None = None, digest: str | None = None,
+                 payload: dict[str, Any] | None = None, at: datetime | None = None,
+                 head: tuple[int, str, int] | None = None,
+                 round_serial: int | None = None) -> Appended:
+    """Append one event to ``chain`` inside the caller's write transaction.
+
+    ``head`` is what :func:`lock_head` returned if the caller already locked it (it must
+    have); ``round_serial`` moves the table's serial counter with the same update.
+    """
+    seq, prev_hash, serial = head if head is not None else lock_head(session, chain)
+    at = at or utcnow()
+    payload_text = canonical_json(payload or {})
+    seq += 1
+    text = canonical_event(chain=chain, seq=seq, at=at, actor=actor, action=action,
+                           table_id=table_id, shift_id=shift_id, round_id=round_id,
+                           digest=digest, payload=payload_text)
+    new_hash = chain_hash(prev_hash, text)
+    session.execute(sa.insert(AuditEvent).values(
+        chain=chain, seq=seq, at=at, actor=actor, action=action, table_id=table_id,
+        shift_id=shift_id, round_id=round_id, digest=digest, payload=payload_text,
+        prev_hash=prev_hash, hash=new_hash))
+    if round_serial is not None:
+        serial = round_serial
+    session.execute(sa.update(ChainHead).where(ChainHead.chain == chain)
+                    .values(seq=seq, hash=new_hash, round_serial=serial))
+    return Appended(chain, seq, new_hash, at, serial)
+
+
+__all__ = ["GENESIS_HASH", "ROUND_DIGEST_FIELDS", "SEAT_DIGEST_FIELDS", "Appended",
+           "append_event", "canonical_event", "canonical_json", "chain_hash", "iso",
+           "lock_head", "record_digest", "round_digest", "sha256_text"]
