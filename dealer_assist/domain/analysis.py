@@ -20,7 +20,7 @@ figures; ``pair_plus_without_ante``, ``limits`` and ``max_payout`` move nothing 
 cap is in money, not in units staked). An empty pay table for pair plus, six card or prime means
 the bet is not offered; an empty ante bonus table means no ante bonus. As in settlement, a hand
 that a pair plus or six card table does not name, or names at 0, loses the stake; the ante
-bonus never loses; a prime pay of 0 returns the stake.
+bonus never loses; a prime pay of 0 loses the stake too.
 
 How it is fast: the 22,100 hands are sorted by strength once. For a player hand, the dealer
 hands below a strength that share no card with it are counted by inclusion-exclusion over
@@ -555,7 +555,8 @@ def _prime(rules: RuleSet, play: BoolArray) -> BetFigures:
     if not rules.prime:
         return _not_offered("prime")
     table = hand_table()
-    three, six = rules.prime["three_same_color"], rules.prime["six_same_color"]
+    # A pay of 0 loses the stake, as settlement has it.
+    three, six = (rules.prime[k] or -1 for k in ("three_same_color", "six_same_color"))
     # The dealer's three match a one-colour player's colour from the 23 cards of it left.
     match = math.comb(23, 3)
     d = DEALER_HANDS
@@ -573,7 +574,9 @@ def _prime(rules: RuleSet, play: BoolArray) -> BetFigures:
         offered=True,
         house_edge=-Fraction(int(per_hand.sum()), total),
         outcomes=MappingProxyType(merged),
-        hit_frequency=MappingProxyType({"three_same_color": p_three, "six_same_color": p_six}),
+        hit_frequency=MappingProxyType({k: p for k, p, pay in (("three_same_color", p_three, three),
+                                                                ("six_same_color", p_six, six))
+                                        if pay > 0}),
         house_edge_with_folds=-Fraction(int(folded.sum()), total),
         pays=rules.pays_label("prime"),
     )

@@ -144,11 +144,11 @@ def _check_limits(seat: SeatEntry, rules: RuleSet, path: str) -> None:
 
 def _check_bets(seat: SeatEntry, rules: RuleSet, path: str) -> None:
     where = f"seat {seat.seat}"
+    if seat.ante == 0 and seat.play:
+        raise RoundError(f"{where}: cannot play without an ante", f"{path}.play")
     if seat.staked == 0:
         raise RoundError(f"{where}: no bet on this seat", path)
     if seat.ante == 0:
-        if seat.play:
-            raise RoundError(f"{where}: cannot play without an ante", f"{path}.play")
         if seat.pair_plus and not rules.pair_plus_without_ante:
             raise RoundError(f"{where}: pair plus needs an ante at this table", f"{path}.ante")
         for key in ("six_card", "prime"):

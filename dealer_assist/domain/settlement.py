@@ -250,16 +250,17 @@ def _prime(seat: SeatEntry, dealer_cards: tuple[Card, ...], folded: bool,
     if folded and rules.fold_forfeits_prime:
         return BetResult(Bet.PRIME, Outcome.LOSE, stake, -stake, "Prime lost: the seat folded")
     colour = _colour(seat.cards)
-    if colour is None or not rules.prime:
+    key = "six_same_color" if colour and _colour(dealer_cards) == colour else "three_same_color"
+    odds = rules.prime.get(key, 0) if colour else 0
+    if not odds:
+        # A pay of 0 (or no prime table) means the hand does not pay, as in every table.
         return BetResult(Bet.PRIME, Outcome.LOSE, stake, -stake,
-                         "Prime loses: the player's cards are not all one colour")
-    if _colour(dealer_cards) == colour:
-        odds = rules.prime["six_same_color"]
-        return BetResult(Bet.PRIME, Outcome.WIN, stake, _pays(stake, odds),
-                         f"Prime: all six cards {colour} pays {odds} to 1", odds)
-    odds = rules.prime["three_same_color"]
+                         "Prime loses: the player's cards are not all one colour" if not colour
+                         else f"Prime loses: this table pays nothing for all {colour}")
+    where = f"all six cards {colour}" if key == "six_same_color" else \
+        f"player's three cards all {colour}"
     return BetResult(Bet.PRIME, Outcome.WIN, stake, _pays(stake, odds),
-                     f"Prime: player's three cards all {colour} pays {odds} to 1", odds)
+                     f"Prime: {where} pays {odds} to 1", odds)
 
 
 def apply_payout_cap(results: list[BetResult], cap: int | None) -> tuple[list[BetResult], int]:
