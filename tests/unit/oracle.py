@@ -36,7 +36,7 @@ def three_key(cards: list[str]) -> tuple[int, tuple[int, ...]]:
         return 2, tuple(ranks)
     if len(set(ranks)) == 2:
         pair = ranks[1]
-        kicker = [r for r in ranks if r != pair][0]
+        kicker = next(r for r in ranks if r != pair)
         return 1, (pair, kicker)
     return 0, tuple(ranks)
 

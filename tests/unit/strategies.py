@@ -25,8 +25,8 @@ def rulesets(draw: st.DrawFn) -> dict[str, Any]:
         return {h: draw(pays) for h in chosen}
 
     data: dict[str, Any] = {
-        "pair_plus": table(PAIR_PLUS_HANDS + ("mini_royal",)),
-        "ante_bonus": table(ANTE_BONUS_HANDS + ("mini_royal",)),
+        "pair_plus": table((*PAIR_PLUS_HANDS, "mini_royal")),
+        "ante_bonus": table((*ANTE_BONUS_HANDS, "mini_royal")),
         "six_card_bonus": table(SIX_CARD_HANDS),
         "prime": {"three_same_color": draw(pays), "six_same_color": draw(pays)},
         "dealer_qualifier": draw(st.sampled_from(["Q", "J", "K", "A", "Q-6-4", "pair", "2"])),
