@@ -1,0 +1,166 @@
+"""JSON API under ``/api/v1``: Bearer-token auth, errors as ``{"error": {...}}`` with a 4xx.
+
+Only the ``Authorization: Bearer`` header authenticates here, never the browser's session
+cookie, so the API is exempt from CSRF without opening a hole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+from flask import Blueprint, Flask, g, jsonify, request
+from werkzeug.wrappers import Response
+
+from . import rounds
+from .backend import BackendError, ForbiddenError, RoundFilters, UserInfo, allowed, get_backend
+from .errors import error_response
+from .openapi import spec
+from .security import csrf
+
+bp = Blueprint("api", __name__, url_prefix="/api/v1")
+csrf.exempt(bp)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class Unauthorized(BackendError):
+    status = 401
+    code = "unauthorized"
+
+
+def token_required(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    def decorate(view: Callable[P, R]) -> Callable[P, R]:
+        @wraps(view)
+        def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+            header = request.headers.get("Authorization", "")
+            scheme, _, token = header.partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthorized("send an API token: Authorization: Bearer <token>")
+            user = get_backend().user_for_token(token.strip())
+            if user is None or not user.active:
+                raise Unauthorized("the API token is not valid (unknown, revoked or expired)")
+            if not allowed(user.roles, action):
+                raise ForbiddenError(f"a {user.role} may not do this")
+            g.api_user = user
+            return view(*args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+def _user() -> UserInfo:
+    user: UserInfo = g.api_user
+    return user
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    return jsonify(spec())
+
+
+@bp.get("/tables")
+@token_required("read")
+def tables() -> Response:
+    backend = get_backend()
+    out = []
+    for t in backend.tables():
+        shift = backend.current_shift(t.name)
+        out.append({"name": t.name, "seats": t.seats, "rules": t.rules.to_json(),
+                    "rules_hash": t.rules.content_hash,
+                    "large_payout_threshold": t.large_payout_threshold,
+                    "denominations": list(t.denominations),
+                    "shift": None if shift is None else shift.to_json()})
+    return jsonify({"tables": out})
+
+
+@bp.post("/tables/<table>/rounds")
+@token_required("deal")
+def log_round(table: str) -> tuple[Response, int]:
+    backend = get_backend()
+    info = backend.table(table)
+    if not request.is_json:
+        return error_response(415, "unsupported_media", "send the round as application/json")
+    data = request.get_json(silent=True)
+    if data is None:
+        return error_response(400, "invalid_json", "the body is not valid JSON")
+    key = rounds.idempotency_key(request.headers.get("Idempotency-Key"))
+    logged = rounds.log(info, data, _user(), key)
+    return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
+
+
+@bp.get("/rounds/<int:round_id>")
+@token_required("read")
+def get_round(round_id: int) -> Response:
+    return jsonify(get_backend().get_round(round_id).to_json())
+
+
+def _int_arg(name: str, default: int | None, low: int, high: int) -> int | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BackendError(f"{name} must be a whole number, not {raw!r}", name) from None
+    if not low <= value <= high:
+        raise BackendError(f"{name} must be between {low} and {high}", name)
+    return value
+
+
+def _time_arg(name: str) -> str | None:
+    raw = request.args.get(name)
+    if not raw:
+        return None
+    try:
+        datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise BackendError(f"{name} must be an ISO 8601 time like 2026-01-31T18:00:00Z",
+                           name) from None
+    return raw
+
+
+@bp.get("/rounds")
+@token_required("read")
+def list_rounds() -> Response:
+    filters = RoundFilters(
+        table=request.args.get("table") or None,
+        shift_id=_int_arg("shift_id", None, 1, 2**62),
+        seat=_int_arg("seat", None, 1, 7),
+        since=_time_arg("since"),
+        until=_time_arg("until"),
+        limit=_int_arg("limit", 50, 1, 500) or 50,
+        offset=_int_arg("offset", 0, 0, 2**62) or 0,
+    )
+    found = get_backend().list_rounds(filters)
+    return jsonify({"rounds": [r.to_json() for r in found], "count": len(found),
+                    "limit": filters.limit, "offset": filters.offset})
+
+
+@bp.post("/tables/<table>/shifts")
+@token_required("open_shift")
+def open_shift(table: str) -> tuple[Response, int]:
+    backend = get_backend()
+    backend.table(table)
+    if backend.current_shift(table) is not None:
+        return error_response(409, "conflict", f"a shift is already open at {table}")
+    return jsonify(backend.open_shift(table, _user()).to_json()), 201
+
+
+@bp.post("/shifts/<int:shift_id>/close")
+@token_required("close_shift")
+def close_shift(shift_id: int) -> Response:
+    backend = get_backend()
+    shift = backend.get_shift(shift_id)
+    if shift.closed_at is not None:
+        return error_response(409, "conflict", f"shift {shift_id} is already closed")
+    return jsonify(backend.close_shift(shift.table, _user()).to_json())
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
+

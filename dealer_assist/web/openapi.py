@@ -1,0 +1,207 @@
+"""The OpenAPI 3.1 description of ``/api/v1``, written by hand beside the routes it describes
+(``tests/web/test_api.py`` checks every route is in it and every path in it is routed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dealer_assist import __version__
+
+_CARD = {"type": "string", "description": "A card: AS, 10H, td, K♠ ...", "examples": ["AS"]}
+_CENTS = {"type": "integer", "minimum": 0, "description": "Stake in minor units (cents)"}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    return {str(c): {"$ref": f"#/components/responses/E{c}"} for c in codes}
+
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object", "required": ["error"],
+        "properties": {"error": {
+            "type": "object", "required": ["code", "message", "field"],
+            "properties": {
+                "code": {"type": "string", "examples": ["invalid_round"]},
+                "message": {"type": "string", "examples": ["seat 3: QS is already in seat 1"]},
+                "field": {"type": ["string", "null"], "examples": ["seats[2].cards"]}}}},
+    },
+    "SeatEntry": {
+        "type": "object", "required": ["seat"], "additionalProperties": False,
+        "properties": {
+            "seat": {"type": "integer", "minimum": 1, "maximum": 7},
+            "cards": {"type": "array", "items": _CARD, "minItems": 3, "maxItems": 3},
+            "ante": _CENTS, "pair_plus": _CENTS, "six_card": _CENTS, "prime": _CENTS,
+            "play": {"type": "boolean", "description": "true: play (stake = ante); false: fold"},
+        },
+    },
+    "Round": {
+        "type": "object", "required": ["dealer", "seats"], "additionalProperties": False,
+        "description": "A round as DESIGN.md gives it, without \"rules\": the table's active "
+                       "rule set applies.",
+        "properties": {
+            "dealer": {"type": "array", "items": _CARD, "minItems": 3, "maxItems": 3},
+            "seats": {"type": "array", "items": _ref("SeatEntry"), "minItems": 1,
+                      "maxItems": 7},
+            "misdeal": {"type": "boolean"},
+            "misdeal_reason": {"type": "string"},
+        },
+    },
+    "BetResult": {
+        "type": "object", "required": ["bet", "outcome", "stake", "net", "reason"],
+        "properties": {
+            "bet": {"enum": ["ante", "play", "ante_bonus", "pair_plus", "six_card", "prime"]},
+            "outcome": {"enum": ["win", "lose", "push", "no_action"]},
+            "stake": {"type": "integer"}, "net": {"type": "integer"},
+            "reason": {"type": "string"}, "odds": {"type": "integer"},
+            "capped": {"type": "integer"}},
+    },
+    "SeatSettlement": {
+        "type": "object", "required": ["seat", "cards", "decision", "bets", "net", "total"],
+        "properties": {
+            "seat": {"type": "integer"}, "cards": {"type": "array", "items": _CARD},
+            "decision": {"enum": ["play", "fold", "none"]},
+            "hand": {"type": ["object", "null"]},
+            "six_card_hand": {"type": ["string", "null"]},
+            "bets": {"type": "array", "items": _ref("BetResult")},
+            "net": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "total": {"type": "integer"}, "payout_cap_applied": {"type": "integer"}},
+    },
+    "Settlement": {
+        "type": "object", "required": ["dealer", "seats", "total", "rules_hash"],
+        "properties": {
+            "dealer": {"type": "object"}, "misdeal": {"type": "boolean"},
+            "seats": {"type": "array", "items": _ref("SeatSettlement")},
+            "total": {"type": "integer", "description": "Net to all players (house wins -total)"},
+            "rules_hash": {"type": "string"}},
+    },
+    "PayPlan": {
+        "type": "object",
+        "properties": {
+            "seat": {"type": "integer"}, "pay": {"type": "integer"},
+            "collect": {"type": "integer"}, "net": {"type": "integer"},
+            "flagged": {"type": "boolean", "description": "pay is over the table's threshold"},
+            "remainder": {"type": "integer"},
+            "chips": {"type": "array", "items": {
+                "type": "object", "properties": {"denomination": {"type": "integer"},
+                                                 "count": {"type": "integer"}}}}},
+    },
+    "LoggedRound": {
+        "type": "object", "required": ["round_id", "serial", "settlement"],
+        "properties": {
+            "round_id": {"type": "integer"}, "serial": {"type": "integer"},
+            "table": {"type": "string"}, "settlement": _ref("Settlement"),
+            "replayed": {"type": "boolean",
+                         "description": "true when the Idempotency-Key was seen before"},
+            "pay_plan": {"type": "array", "items": _ref("PayPlan")}},
+    },
+    "RoundRecord": {
+        "type": "object",
+        "required": ["round_id", "table", "serial", "round", "settlement"],
+        "properties": {
+            "round_id": {"type": "integer"}, "table": {"type": "string"},
+            "serial": {"type": "integer"}, "shift_id": {"type": ["integer", "null"]},
+            "entered_by": {"type": "string"}, "entered_at": {"type": "string"},
+            "status": {"type": "string"}, "round": _ref("Round"),
+            "settlement": _ref("Settlement"),
+            "events": {"type": "array", "items": {"type": "object"}}},
+    },
+    "Shift": {
+        "type": "object", "required": ["id", "table", "open"],
+        "properties": {
+            "id": {"type": "integer"}, "table": {"type": "string"},
+            "opened_at": {"type": "string"}, "opened_by": {"type": "string"},
+            "closed_at": {"type": ["string", "null"]}, "open": {"type": "boolean"}},
+    },
+}
+
+_TABLE = {"name": "table", "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+def _query(name: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema,
+            "description": text}
+
+
+PATHS: dict[str, Any] = {
+    "/tables": {"get": {
+        "summary": "Tables with their rule sets and open shift",
+        "responses": {"200": _json({"type": "object"}, "The tables"), **_errors(401, 403)}}},
+    "/tables/{table}/rounds": {"post": {
+        "summary": "Settle and log a round at a table",
+        "parameters": [_TABLE, {
+            "name": "Idempotency-Key", "in": "header", "required": False,
+            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{8,100}$"},
+            "description": "A retried request with the same key returns the first result "
+                           "(200, replayed true) and logs nothing twice"}],
+        "requestBody": {"required": True,
+                        "content": {"application/json": {"schema": _ref("Round")}}},
+        "responses": {"201": _json(_ref("LoggedRound"), "Logged"),
+                      "200": _json(_ref("LoggedRound"), "Replayed: logged before under this key"),
+                      **_errors(400, 401, 403, 404, 409, 415, 422, 503)}}},
+    "/rounds/{round_id}": {"get": {
+        "summary": "A logged round with its settlement and audit trail",
+        "parameters": [{"name": "round_id", "in": "path", "required": True,
+                        "schema": {"type": "integer"}}],
+        "responses": {"200": _json(_ref("RoundRecord"), "The round"),
+                      **_errors(401, 403, 404)}}},
+    "/rounds": {"get": {
+        "summary": "Logged rounds, newest first",
+        "parameters": [
+            _query("table", {"type": "string"}, "table name"),
+            _query("shift_id", {"type": "integer", "minimum": 1}, "shift"),
+            _query("seat", {"type": "integer", "minimum": 1, "maximum": 7},
+                   "rounds where this seat had a bet"),
+            _query("since", {"type": "string", "format": "date-time"}, "entered at or after"),
+            _query("until", {"type": "string", "format": "date-time"}, "entered before"),
+            _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "default 50"),
+            _query("offset", {"type": "integer", "minimum": 0}, "default 0")],
+        "responses": {"200": _json({"type": "object", "properties": {
+            "rounds": {"type": "array", "items": _ref("RoundRecord")},
+            "count": {"type": "integer"}, "limit": {"type": "integer"},
+            "offset": {"type": "integer"}}}, "The rounds"), **_errors(400, 401, 403)}}},
+    "/tables/{table}/shifts": {"post": {
+        "summary": "Open a shift at a table (supervisor, admin)",
+        "parameters": [_TABLE],
+        "responses": {"201": _json(_ref("Shift"), "Opened"),
+                      **_errors(401, 403, 404, 409, 503)}}},
+    "/shifts/{shift_id}/close": {"post": {
+        "summary": "Close a shift (supervisor, admin)",
+        "parameters": [{"name": "shift_id", "in": "path", "required": True,
+                        "schema": {"type": "integer"}}],
+        "responses": {"200": _json(_ref("Shift"), "Closed"),
+                      **_errors(401, 403, 404, 409, 503)}}},
+    "/openapi.json": {"get": {
+        "summary": "This description", "security": [],
+        "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
+}
+
+
+def spec() -> dict[str, Any]:
+    responses = {
+        f"E{code}": _json(_ref("Error"), text)
+        for code, text in {400: "Bad request", 401: "Missing or invalid token",
+                           403: "Role not allowed", 404: "Not found",
+                           409: "Conflict (no open shift, shift already open or closed)",
+                           415: "Not JSON",
+                           422: "The round is not valid (the message names seat and problem)",
+                           503: "The database is unavailable; nothing was written"}.items()}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "dealer_assist API", "version": __version__,
+                 "description": "Settle and log Three Card Poker rounds. Amounts in cents."},
+        "servers": [{"url": "/api/v1"}],
+        "security": [{"bearer": []}],
+        "paths": PATHS,
+        "components": {
+            "schemas": SCHEMAS, "responses": responses,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "dealer-assist token add USER"}}},
+    }

@@ -1,0 +1,194 @@
+"""The :class:`~dealer_assist.web.backend.Backend` on the hand log (``dealer_assist.services``).
+
+Each call uses its own short-lived SQLAlchemy session; the services run their own
+transactions. Service errors become the web's :class:`BackendError` subclasses; domain
+errors pass through (the web shows their message next to the field).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, orm
+
+from dealer_assist import services
+from dealer_assist.domain.chips import DEFAULT_DENOMINATIONS
+from dealer_assist.services import errors as service_errors
+from dealer_assist.store import db
+from dealer_assist.store.models import GamingTable, Shift, User
+
+from .backend import (
+    BackendError,
+    ConflictError,
+    ForbiddenError,
+    LoggedRoundInfo,
+    NotFoundError,
+    RoundFilters,
+    RoundInfo,
+    ShiftInfo,
+    TableInfo,
+    UnavailableError,
+    UserInfo,
+)
+
+T = TypeVar("T")
+
+_ERRORS: dict[type[Exception], type[BackendError]] = {
+    service_errors.NotFound: NotFoundError,
+    service_errors.Conflict: ConflictError,
+    service_errors.Forbidden: ForbiddenError,
+    service_errors.StoreUnavailable: UnavailableError,
+    service_errors.InvalidInput: BackendError,
+}
+
+
+def _time(value: datetime | None) -> str | None:
+    return None if value is None else value.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def user_info(user: User) -> UserInfo:
+    return UserInfo(id=user.id, name=user.name, roles=frozenset(user.roles), active=user.active)
+
+
+def shift_info(shift: Shift) -> ShiftInfo:
+    return ShiftInfo(id=shift.id, table=shift.table.name, opened_at=_time(shift.opened_at) or "",
+                     opened_by=shift.opened_by.name, closed_at=_time(shift.closed_at))
+
+
+class ServicesBackend:
+    """The web's backend on the real hand log."""
+
+    def __init__(self, engine: Engine, *, denominations: tuple[int, ...] = DEFAULT_DENOMINATIONS,
+                 default_threshold: int | None = None, owns_engine: bool = True) -> None:
+        self.engine = engine
+        self.sessions = db.session_factory(engine)
+        self.denominations = denominations
+        self.default_threshold = default_threshold
+        self.owns_engine = owns_engine
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> ServicesBackend:
+        return cls(db.make_engine(config["DATABASE_URL"]),
+                   denominations=tuple(config["CHIP_DENOMINATIONS"]),
+                   default_threshold=config.get("LARGE_PAYOUT_THRESHOLD"))
+
+    def close(self) -> None:
+        if self.owns_engine:
+            self.engine.dispose()
+
+    @contextmanager
+    def session(self) -> Iterator[orm.Session]:
+        session = self.sessions()
+        try:
+            yield session
+        except service_errors.ServiceError as exc:
+            raise _ERRORS.get(type(exc), BackendError)(exc.message) from exc
+        finally:
+            session.close()
+
+    def _run(self, fn: Callable[[orm.Session], T]) -> T:
+        with self.session() as session:
+            return fn(session)
+
+    # ---- users -----------------------------------------------------------------------
+
+    def authenticate(self, name: str, password: str) -> UserInfo | None:
+        def run(s: orm.Session) -> UserInfo | None:
+            user = services.authenticate(s, name, password)
+            return None if user is None else user_info(user)
+        return self._run(run)
+
+    def load_user(self, user_id: int) -> UserInfo | None:
+        def run(s: orm.Session) -> UserInfo | None:
+            user = s.get(User, user_id)
+            s.rollback()
+            return None if user is None else user_info(user)
+        return self._run(run)
+
+    def user_for_token(self, token: str) -> UserInfo | None:
+        def run(s: orm.Session) -> UserInfo | None:
+            user = services.user_for_token(s, token)
+            return None if user is None else user_info(user)
+        return self._run(run)
+
+    # ---- tables and shifts -----------------------------------------------------------
+
+    def _threshold(self, s: orm.Session) -> int | None:
+        settings = services.get_settings(s)
+        if settings.large_win_threshold is not None:
+            return settings.large_win_threshold
+        return self.default_threshold
+
+    def _table_info(self, table: GamingTable, threshold: int | None) -> TableInfo:
+        from dealer_assist.services._base import version_rules
+
+        version = table.ruleset_version
+        rules = version_rules(version)
+        label = version.label or (
+            f"pair plus {rules.pays_label('pair_plus')}, "
+            f"ante bonus {rules.pays_label('ante_bonus')}")
+        return TableInfo(name=table.name, seats=table.seats, rules=rules, rules_label=label,
+                         denominations=self.denominations, large_payout_threshold=threshold)
+
+    def tables(self) -> list[TableInfo]:
+        def run(s: orm.Session) -> list[TableInfo]:
+            threshold = self._threshold(s)
+            return [self._table_info(t, threshold) for t in services.list_tables(s)]
+        return self._run(run)
+
+    def table(self, name: str) -> TableInfo:
+        def run(s: orm.Session) -> TableInfo:
+            return self._table_info(services.get_table(s, name), self._threshold(s))
+        return self._run(run)
+
+    def current_shift(self, table: str) -> ShiftInfo | None:
+        def run(s: orm.Session) -> ShiftInfo | None:
+            shift = services.current_shift(s, table)
+            return None if shift is None else shift_info(shift)
+        return self._run(run)
+
+    def get_shift(self, shift_id: int) -> ShiftInfo:
+        return self._run(lambda s: shift_info(services.get_shift(s, shift_id)))
+
+    def open_shift(self, table: str, user: UserInfo) -> ShiftInfo:
+        return self._run(lambda s: shift_info(services.open_shift(s, table=table,
+                                                                  user=user.name)))
+
+    def close_shift(self, table: str, user: UserInfo) -> ShiftInfo:
+        return self._run(lambda s: shift_info(services.close_shift(s, table=table,
+                                                                   user=user.name)))
+
+    # ---- rounds ----------------------------------------------------------------------
+
+    def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
+                  idempotency_key: str | None) -> LoggedRoundInfo:
+        def run(s: orm.Session) -> LoggedRoundInfo:
+            logged = services.log_round(s, table=table, round_json=dict(round_json),
+                                        user=user.name, idempotency_key=idempotency_key)
+            return LoggedRoundInfo(round_id=logged.round_id, serial=logged.serial,
+                                   settlement=logged.settlement_json, replayed=logged.replayed)
+        return self._run(run)
+
+    def get_round(self, round_id: int) -> RoundInfo:
+        return self._run(lambda s: round_info(services.get_round(s, round_id)))
+
+    def list_rounds(self, filters: RoundFilters) -> list[RoundInfo]:
+        def run(s: orm.Session) -> list[RoundInfo]:
+            kwargs: dict[str, Any] = {"limit": filters.limit, "offset": filters.offset}
+            for key in ("table", "shift_id", "seat"):
+                if getattr(filters, key) is not None:
+                    kwargs[key] = getattr(filters, key)
+            for key in ("since", "until"):
+                raw = getattr(filters, key)
+                if raw is not None:
+                    kwargs[key] = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+            return [round_info(r) for r in services.list_rounds(s, **kwargs)]
+        return self._run(run)
+
+
+def round_info(found: Any) -> RoundInfo:
+    """A round as the services return it, for the web."""
+    raise NotImplementedError("waiting for dealer_assist.services rounds")
