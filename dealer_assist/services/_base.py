@@ -5,7 +5,7 @@ from __future__ import annotations
 import getpass
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 
 import sqlalchemy as sa
@@ -60,10 +60,8 @@ def guard(session: orm.Session) -> Iterator[None]:
 
 
 def _safe_rollback(session: orm.Session) -> None:
-    try:
+    with suppress(sa_exc.DBAPIError):  # the connection may already be gone
         session.rollback()
-    except sa_exc.DBAPIError:  # pragma: no cover - the connection is already gone
-        pass
 
 
 @contextmanager

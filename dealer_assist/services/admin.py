@@ -36,7 +36,16 @@ from dealer_assist.store.models import (
     utcnow,
 )
 
-from ._base import UserRef, actor_name, find_table, find_user, guard, integrity_conflict, read, write
+from ._base import (
+    UserRef,
+    actor_name,
+    find_table,
+    find_user,
+    guard,
+    integrity_conflict,
+    read,
+    write,
+)
 from .errors import Conflict, InvalidInput, NotFound
 
 _hasher = PasswordHasher()

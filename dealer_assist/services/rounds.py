@@ -38,11 +38,13 @@ from dealer_assist.store.models import (
     Round,
     RoundEvent,
     RuleSetVersion,
-    SeatEntry as SeatRow,
     Shift,
     User,
     table_chain,
     utcnow,
+)
+from dealer_assist.store.models import (
+    SeatEntry as SeatRow,
 )
 
 from ._base import UserRef, acting_user, find_table, guard, read, rules_from_text, write
@@ -87,12 +89,38 @@ class _TableInfo:
     rules_hash: str
 
 
+_TABLE_INFO = (
+    sa.select(GamingTable.id, GamingTable.name, GamingTable.seats, GamingTable.active,
+              RuleSetVersion.id, RuleSetVersion.rules_json, RuleSetVersion.content_hash)
+    .join(RuleSetVersion, RuleSetVersion.id == GamingTable.ruleset_version_id)
+    .where(GamingTable.name == sa.bindparam("name")))
+_OPEN_SHIFT = sa.select(Shift.id).where(Shift.table_id == sa.bindparam("table_id"),
+                                        Shift.closed_at.is_(None))
+_INSERT_ROUND = sa.insert(Round.__table__).returning(Round.__table__.c.id)
+_INSERT_SEATS = sa.insert(SeatRow.__table__)
+_USER = sa.select(User.id, User.name, User.role_list, User.active).where(
+    User.name == sa.bindparam("name"))
+
+
+@dataclass(frozen=True)
+class _Who:
+    id: int
+    name: str
+
+
+def _logging_user(session: orm.Session, user: UserRef) -> _Who:
+    if isinstance(user, User):
+        acting_user(session, user, *LOG_ROLES, doing="log a round")
+        return _Who(user.id, user.name)
+    row = session.connection().execute(_USER, {"name": user}).one_or_none()
+    if row is None or not row[3] or not set(row[2].split(",")) & set(LOG_ROLES):
+        acting_user(session, user, *LOG_ROLES, doing="log a round")  # raises the right error
+    assert row is not None
+    return _Who(int(row[0]), str(row[1]))
+
+
 def _table_info(session: orm.Session, name: str) -> _TableInfo:
-    row = session.execute(
-        sa.select(GamingTable.id, GamingTable.name, GamingTable.seats, GamingTable.active,
-                  RuleSetVersion.id, RuleSetVersion.rules_json, RuleSetVersion.content_hash)
-        .join(RuleSetVersion, RuleSetVersion.id == GamingTable.ruleset_version_id)
-        .where(GamingTable.name == name)).one_or_none()
+    row = session.connection().execute(_TABLE_INFO, {"name": name}).one_or_none()
     if row is None:
         raise NotFound(f"no table named {name!r}")
     return _TableInfo(*row)
@@ -148,9 +176,12 @@ def _request_hash(table: str, round_json: Mapping[str, Any], source: str,
     return sha256_text(text)
 
 
+_BY_KEY = sa.select(Round.id, Round.request_sha256).where(
+    Round.idempotency_key == sa.bindparam("key"))
+
+
 def _replay(session: orm.Session, key: str, request_sha: str) -> LoggedRound | None:
-    row = session.execute(sa.select(Round.id, Round.request_sha256)
-                          .where(Round.idempotency_key == key)).one_or_none()
+    row = session.connection().execute(_BY_KEY, {"key": key}).one_or_none()
     if row is None:
         return None
     if row[1] != request_sha:
@@ -194,15 +225,15 @@ def _logged_from_store(session: orm.Session, round_id: int, *, replayed: bool) -
 
 
 def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
-                  settlement: RoundSettlement, user: User, source: str,
+                  settlement: RoundSettlement, user: _Who | User, source: str,
                   photo_sha256: str | None, idempotency_key: str | None, request_sha: str,
                   head: tuple[int, str, int], at: datetime | None = None,
                   action: str = "round.logged",
                   extra_payload: dict[str, Any] | None = None) -> tuple[LoggedRound,
                                                                         tuple[int, str, int]]:
     """Write one settled round inside the caller's write transaction (head locked)."""
-    shift_id = session.scalar(sa.select(Shift.id).where(Shift.table_id == info.id,
-                                                        Shift.closed_at.is_(None)))
+    conn = session.connection()
+    shift_id = conn.execute(_OPEN_SHIFT, {"table_id": info.id}).scalar()
     if shift_id is None:
         raise Conflict(f"table {info.name!r} has no open shift: a supervisor must open one "
                        f"before rounds are logged")
@@ -216,11 +247,10 @@ def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
               "source": source, "photo_sha256": photo_sha256,
               "idempotency_key": idempotency_key, "request_sha256": request_sha,
               "total": settlement.total}
-    round_id = int(session.execute(sa.insert(Round).values(**values).returning(Round.id))
-                   .scalar_one())
+    round_id = int(conn.execute(_INSERT_ROUND, values).scalar_one())
     nets = {s.seat: s.net for s in settlement.seats}
     seat_rows = [_seat_values(seat, nets[seat.seat]) for seat in entry.seats]
-    session.execute(sa.insert(SeatRow), [{"round_id": round_id, **row} for row in seat_rows])
+    conn.execute(_INSERT_SEATS, [{"round_id": round_id, **row} for row in seat_rows])
     digest = round_digest(
         (round_id, info.id, serial, shift_id, info.version_id, values["dealer_cards"], d1, d2,
          d3, entry.misdeal, entry.misdeal_reason, user.id, at, source, photo_sha256,
@@ -265,7 +295,7 @@ def log_round(session: orm.Session, *, table: str, round_json: Mapping[str, Any]
             replay = _replay(session, idempotency_key, request_sha)
             if replay is not None:
                 return replay
-        who = acting_user(session, user, *LOG_ROLES, doing="log a round")
+        who = _logging_user(session, user)
         info = _table_info(session, table)
     if not info.active:
         raise Conflict(f"table {table!r} is closed to play (inactive)")

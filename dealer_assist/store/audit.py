@@ -121,16 +121,23 @@ class Appended:
     round_serial: int
 
 
+_HEADS = ChainHead.__table__
+_EVENTS = AuditEvent.__table__
+_LOCK_HEAD = (sa.select(_HEADS.c.seq, _HEADS.c.hash, _HEADS.c.round_serial)
+              .where(_HEADS.c.chain == sa.bindparam("chain")).with_for_update())
+_INSERT_EVENT = sa.insert(_EVENTS)
+_UPDATE_HEAD = (sa.update(_HEADS).where(_HEADS.c.chain == sa.bindparam("b_chain"))
+                .values(seq=sa.bindparam("b_seq"), hash=sa.bindparam("b_hash"),
+                        round_serial=sa.bindparam("b_serial")))
+
+
 def lock_head(session: orm.Session, chain: str) -> tuple[int, str, int]:
     """Lock the chain's head row for this transaction; return (seq, hash, round_serial).
 
     PostgreSQL: ``SELECT ... FOR UPDATE`` (other writers of this chain wait until commit).
     SQLite: the transaction already holds the database's write lock (``BEGIN IMMEDIATE``).
     """
-    row = session.execute(
-        sa.select(ChainHead.seq, ChainHead.hash, ChainHead.round_serial)
-        .where(ChainHead.chain == chain).with_for_update()
-    ).one_or_none()
+    row = session.connection().execute(_LOCK_HEAD, {"chain": chain}).one_or_none()
     if row is None:
         raise LookupError(f"audit chain {chain!r} has no head row")
     return int(row[0]), str(row[1]), int(row[2])
@@ -155,14 +162,15 @@ def append_event(session: orm.Session, *, chain: str, actor: str, action: str,
                            table_id=table_id, shift_id=shift_id, round_id=round_id,
                            digest=digest, payload=payload_text)
     new_hash = chain_hash(prev_hash, text)
-    session.execute(sa.insert(AuditEvent).values(
-        chain=chain, seq=seq, at=at, actor=actor, action=action, table_id=table_id,
-        shift_id=shift_id, round_id=round_id, digest=digest, payload=payload_text,
-        prev_hash=prev_hash, hash=new_hash))
+    conn = session.connection()
+    conn.execute(_INSERT_EVENT, {
+        "chain": chain, "seq": seq, "at": at, "actor": actor, "action": action,
+        "table_id": table_id, "shift_id": shift_id, "round_id": round_id, "digest": digest,
+        "payload": payload_text, "prev_hash": prev_hash, "hash": new_hash})
     if round_serial is not None:
         serial = round_serial
-    session.execute(sa.update(ChainHead).where(ChainHead.chain == chain)
-                    .values(seq=seq, hash=new_hash, round_serial=serial))
+    conn.execute(_UPDATE_HEAD, {"b_chain": chain, "b_seq": seq, "b_hash": new_hash,
+                                "b_serial": serial})
     return Appended(chain, seq, new_hash, at, serial)
 
 
