@@ -126,22 +126,24 @@ def six_card_category(cards: npt.ArrayLike) -> IntArray:
     >>> six_card_category([[32, 36, 40, 44, 48, 0]]).tolist()  # 10C JC QC KC AC 2C
     [9]
     """
-    idx = np.asarray(cards, dtype=np.int64)
-    ranks = idx // 4
-    suits = idx % 4
-    ordered = np.sort(ranks, axis=1)
-    key = np.zeros(len(idx), dtype=np.int64)
-    for i in range(6):
-        key |= ordered[:, i] << (4 * i)
+    # Small integer types keep the sorts and lookups in cache: this is the hot loop of
+    # re-verifying a month of the log.
+    idx = np.asarray(cards, dtype=np.int16)
+    ranks = idx >> 2
+    suits = idx & 3
+    ordered = np.sort(ranks, axis=1).astype(np.int32)
+    key = ordered[:, 0]
+    for i in range(1, 6):
+        key = key | (ordered[:, i] << (4 * i))
     cat = _rank_multiset_table()[key].astype(np.int64)
-    rows = np.arange(len(idx))
-    suit_counts = np.bincount((rows[:, None] * 4 + suits).ravel(),
-                              minlength=4 * len(idx)).reshape(-1, 4)
-    flush_rows = np.flatnonzero(suit_counts.max(axis=1) >= 5)
+    # Five or more of one suit among six sorted suits puts that suit in both the first
+    # five or the last five places, and always in the middle.
+    by_suit = np.sort(suits, axis=1)
+    flush_rows = np.flatnonzero((by_suit[:, 0] == by_suit[:, 4]) | (by_suit[:, 1] == by_suit[:, 5]))
     if flush_rows.size:
-        fsuit = suit_counts[flush_rows].argmax(axis=1)
+        fsuit = by_suit[flush_rows, 2]
         in_suit = suits[flush_rows] == fsuit[:, None]
-        mask = (in_suit * (1 << ranks[flush_rows])).sum(axis=1)
+        mask = (in_suit * (1 << ranks[flush_rows].astype(np.int32))).sum(axis=1)
         flush_cat = np.where(_straight_mask_table()[mask], 8, 5)
         flush_cat[(mask & _ROYAL_BITS) == _ROYAL_BITS] = 9
         cat[flush_rows] = np.maximum(cat[flush_rows], flush_cat)
@@ -153,11 +155,31 @@ def _odds_by_order(table: Mapping[str, int], order: tuple[str, ...]) -> IntArray
     return np.array([table.get(name, 0) for name in order], dtype=np.int64)
 
 
+#: Rows settled at a time: small enough that the working arrays stay in the CPU cache.
+CHUNK_ROWS = 1 << 16
+
+
 def settle_batch(rules: RuleSet, *, dealer: npt.ArrayLike, player: npt.ArrayLike,
                  ante: npt.ArrayLike, play: npt.ArrayLike, pair_plus: npt.ArrayLike,
                  six_card: npt.ArrayLike, prime: npt.ArrayLike,
                  misdeal: npt.ArrayLike | None = None) -> IntArray:
     """Nets (N, 6) in :data:`NET_COLUMNS` order for N validated seat-hands."""
+    columns = [np.asarray(a) for a in (dealer, player, ante, play, pair_plus, six_card, prime)]
+    flags = None if misdeal is None else np.asarray(misdeal, dtype=bool)
+    total = len(columns[2])
+    out = np.empty((total, 6), dtype=np.int64)
+    for start in range(0, total, CHUNK_ROWS):
+        part = slice(start, start + CHUNK_ROWS)
+        d, p, a, pl, pp, six, pr = (c[part] for c in columns)
+        out[part] = _settle_chunk(rules, d, p, a, pl, pp, six, pr,
+                                  None if flags is None else flags[part])
+    return out
+
+
+def _settle_chunk(rules: RuleSet, dealer: npt.ArrayLike, player: npt.ArrayLike,
+                  ante: npt.ArrayLike, play: npt.ArrayLike, pair_plus: npt.ArrayLike,
+                  six_card: npt.ArrayLike, prime: npt.ArrayLike,
+                  misdeal: npt.ArrayLike | None) -> IntArray:
     dealer_idx = np.asarray(dealer, dtype=np.int64)
     player_idx = np.asarray(player, dtype=np.int64)
     ante_a = np.asarray(ante, dtype=np.int64)

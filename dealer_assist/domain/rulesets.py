@@ -21,6 +21,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -178,7 +179,7 @@ class RuleSet:
     def canonical_json(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         """SHA-256 of the canonical JSON: two rule sets settle alike exactly when it matches."""
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
