@@ -38,10 +38,14 @@ def _secret_key(instance: Path) -> str:
 
 
 def create_app(config: Mapping[str, Any] | type[Config] | str | None = None, *,
-               backend_impl: backend.Backend | None = None) -> Flask:
+               backend_impl: backend.Backend | None = None,
+               instance_path: str | os.PathLike[str] | None = None) -> Flask:
     """Build the app. ``config``: a config class, its name (``"testing"``), or a mapping of
-    settings laid over the default (``DEALER_ASSIST_ENV`` or production)."""
+    settings laid over the default (``DEALER_ASSIST_ENV`` or production). The instance
+    folder is ``instance_path``, else ``DEALER_ASSIST_INSTANCE``, else ``./instance``."""
+    folder = instance_path or os.environ.get("DEALER_ASSIST_INSTANCE") or "instance"
     app = Flask("dealer_assist.web", instance_relative_config=True,
+                instance_path=os.path.abspath(folder),
                 template_folder=str(template_folder()),
                 static_folder=str(Path(__file__).parent / "static"))
     base: type[Config]
@@ -62,8 +66,9 @@ def create_app(config: Mapping[str, Any] | type[Config] | str | None = None, *,
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(Path(app.instance_path))
     if not app.config.get("DATABASE_URL"):
-        app.config["DATABASE_URL"] = (
-            f"sqlite:///{Path(app.instance_path) / 'dealer_assist.sqlite'}")
+        from dealer_assist.store.db import default_sqlite_url
+
+        app.config["DATABASE_URL"] = default_sqlite_url(app.instance_path)
 
     backend.init_app(app, backend_impl)
     security.init_app(app)

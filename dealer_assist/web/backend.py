@@ -111,8 +111,33 @@ class LoggedRoundInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class RoundSummaryInfo:
+    """One line of a round list."""
+
+    id: int
+    table: str
+    serial: int
+    shift_id: int | None
+    entered_by: str
+    entered_at: str
+    dealer_cards: tuple[str, ...]
+    seats: int
+    total: int
+    status: str = "settled"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"round_id": self.id, "table": self.table, "serial": self.serial,
+                "shift_id": self.shift_id, "entered_by": self.entered_by,
+                "entered_at": self.entered_at, "dealer_cards": list(self.dealer_cards),
+                "seats": self.seats, "total": self.total, "status": self.status}
+
+
+@dataclass(frozen=True, slots=True)
 class RoundInfo:
-    """A logged round as read back: its entry, its settlement, who and when."""
+    """A logged round as read back: its entry, its settlement, who and when, its trail.
+
+    ``record`` is the store's own full JSON of the round (audit trail included), served
+    as is by the API; the other fields are what the pages show."""
 
     id: int
     table: str
@@ -124,13 +149,14 @@ class RoundInfo:
     settlement: Mapping[str, Any]
     status: str = "settled"
     events: Sequence[Mapping[str, Any]] = field(default_factory=tuple)
+    record: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"round_id": self.id, "table": self.table, "serial": self.serial,
-                "shift_id": self.shift_id, "entered_by": self.entered_by,
-                "entered_at": self.entered_at, "status": self.status,
-                "round": dict(self.round), "settlement": dict(self.settlement),
-                "events": [dict(e) for e in self.events]}
+        return {**dict(self.record), "round_id": self.id, "table": self.table,
+                "serial": self.serial, "shift_id": self.shift_id,
+                "entered_by": self.entered_by, "entered_at": self.entered_at,
+                "status": self.status, "round": dict(self.round),
+                "settlement": dict(self.settlement), "events": [dict(e) for e in self.events]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +185,7 @@ class Backend(Protocol):
     def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
                   idempotency_key: str | None) -> LoggedRoundInfo: ...
     def get_round(self, round_id: int) -> RoundInfo: ...
-    def list_rounds(self, filters: RoundFilters) -> list[RoundInfo]: ...
+    def list_rounds(self, filters: RoundFilters) -> list[RoundSummaryInfo]: ...
     def close(self) -> None: ...
 
 

@@ -78,11 +78,13 @@ def close_shift(table: str) -> Response:
 
 
 def _last_stakes(table: str) -> list[dict[str, Any]]:
-    recent = get_backend().list_rounds(RoundFilters(table=table, limit=1))
+    backend = get_backend()
+    recent = backend.list_rounds(RoundFilters(table=table, limit=1))
     if not recent:
         return []
+    last = backend.get_round(recent[0].id)
     return [{key: seat.get(key, 0) for key in ("seat", *STAKE_KEYS)}
-            for seat in recent[0].round.get("seats", [])]
+            for seat in last.round.get("seats", [])]
 
 
 @bp.get("/<table>")

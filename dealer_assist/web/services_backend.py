@@ -28,6 +28,7 @@ from .backend import (
     NotFoundError,
     RoundFilters,
     RoundInfo,
+    RoundSummaryInfo,
     ShiftInfo,
     TableInfo,
     UnavailableError,
@@ -175,7 +176,7 @@ class ServicesBackend:
     def get_round(self, round_id: int) -> RoundInfo:
         return self._run(lambda s: round_info(services.get_round(s, round_id)))
 
-    def list_rounds(self, filters: RoundFilters) -> list[RoundInfo]:
+    def list_rounds(self, filters: RoundFilters) -> list[RoundSummaryInfo]:
         def run(s: orm.Session) -> list[RoundInfo]:
             kwargs: dict[str, Any] = {"limit": filters.limit, "offset": filters.offset}
             for key in ("table", "shift_id", "seat"):
@@ -185,10 +186,29 @@ class ServicesBackend:
                 raw = getattr(filters, key)
                 if raw is not None:
                     kwargs[key] = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-            return [round_info(r) for r in services.list_rounds(s, **kwargs)]
+            return [summary_info(r) for r in services.list_rounds(s, **kwargs)]
         return self._run(run)
 
 
-def round_info(found: Any) -> RoundInfo:
+def round_info(detail: services.RoundDetail) -> RoundInfo:
     """A round as the services return it, for the web."""
-    raise NotImplementedError("waiting for dealer_assist.services rounds")
+    record = detail.to_json()
+    entry: dict[str, Any] = {
+        "dealer": record["dealer_cards"],
+        "seats": [{k: seat[k] for k in ("seat", "cards", "ante", "play", "pair_plus",
+                                        "six_card", "prime")} for seat in record["seats"]]}
+    if record["misdeal"]:
+        entry["misdeal"] = True
+    r = detail.round
+    return RoundInfo(id=r.id, table=detail.table, serial=r.serial, shift_id=r.shift_id,
+                     entered_by=detail.entered_by, entered_at=_time(r.at) or "", round=entry,
+                     settlement=detail.settlement_json, status=detail.status,
+                     events=record["events"], record=record)
+
+
+def summary_info(summary: services.RoundSummary) -> RoundSummaryInfo:
+    return RoundSummaryInfo(id=summary.round_id, table=summary.table, serial=summary.serial,
+                            shift_id=summary.shift_id, entered_by=summary.entered_by,
+                            entered_at=_time(summary.at) or "",
+                            dealer_cards=tuple(summary.dealer_cards.split()),
+                            seats=summary.seats, total=summary.total, status=summary.status)

@@ -22,6 +22,7 @@ from dealer_assist.web.backend import (
     NotFoundError,
     RoundFilters,
     RoundInfo,
+    RoundSummaryInfo,
     ShiftInfo,
     TableInfo,
     UserInfo,
@@ -141,8 +142,11 @@ class MemoryBackend:
                 return r
         raise NotFoundError(f"no round {round_id}")
 
-    def list_rounds(self, filters: RoundFilters) -> list[RoundInfo]:
-        found = [r for r in reversed(self.rounds)
+    def list_rounds(self, filters: RoundFilters) -> list[RoundSummaryInfo]:
+        found = [RoundSummaryInfo(r.id, r.table, r.serial, r.shift_id, r.entered_by,
+                                  r.entered_at, tuple(r.settlement["dealer"]["cards"]),
+                                  len(r.round["seats"]), r.settlement["total"], r.status)
+                 for r in reversed(self.rounds)
                  if (filters.table is None or r.table == filters.table)
                  and (filters.shift_id is None or r.shift_id == filters.shift_id)
                  and (filters.seat is None
