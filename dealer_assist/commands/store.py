@@ -112,7 +112,7 @@ def _zone(session: orm.Session) -> str:
     return services.get_settings(session).time_zone
 
 
-def register(group: click.Group) -> None:  # noqa: C901 - one place lists every command
+def register(group: click.Group) -> None:
     @group.command("init-db")
     @database_option
     def init_db(database_url: str | None) -> None:

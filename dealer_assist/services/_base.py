@@ -13,7 +13,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import orm
 
 from dealer_assist.domain.rulesets import RuleSet, ruleset_from_json
-from dealer_assist.store.db import SQLITE_BUSY_TIMEOUT, begin_write
+from dealer_assist.store.db import begin_write
 from dealer_assist.store.models import GamingTable, RuleSetVersion, User
 
 from .errors import Conflict, Forbidden, NotFound, StoreUnavailable
@@ -32,8 +32,8 @@ def unavailable(error: sa_exc.DBAPIError) -> StoreUnavailable:
     text = _describe(error)
     if "locked" in text.lower() or "busy" in text.lower():
         return StoreUnavailable(
-            f"the database is locked: another program kept it busy for more than "
-            f"{SQLITE_BUSY_TIMEOUT:g} s ({text}); nothing was written, try again")
+            f"the database is locked: another program kept it busy beyond the wait limit "
+            f"({text}); nothing was written, try again")
     return StoreUnavailable(f"the database cannot be reached ({text}); nothing was written")
 
 

@@ -50,16 +50,19 @@ def is_sqlite(bind: sa.Engine | sa.Connection) -> bool:
     return bind.dialect.name == "sqlite"
 
 
-def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
-    # Let SQLAlchemy (not the sqlite3 module) emit BEGIN, so we can choose IMMEDIATE.
-    dbapi_conn.isolation_level = None
-    cur = dbapi_conn.cursor()
-    cur.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT * 1000)}")
-    cur.execute("PRAGMA foreign_keys = ON")
-    cur.execute("PRAGMA journal_mode = WAL")
-    # FULL: a committed round survives a power cut, not only a crash of the program.
-    cur.execute("PRAGMA synchronous = FULL")
-    cur.close()
+def _sqlite_connect_with(busy_timeout: float) -> Callable[[Any, Any], None]:
+    def connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy (not the sqlite3 module) emit BEGIN, so we can choose IMMEDIATE.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.execute("PRAGMA journal_mode = WAL")
+        # FULL: a committed round survives a power cut, not only a crash of the program.
+        cur.execute("PRAGMA synchronous = FULL")
+        cur.close()
+
+    return connect
 
 
 def _sqlite_begin(conn: sa.Connection) -> None:
@@ -69,13 +72,16 @@ def _sqlite_begin(conn: sa.Connection) -> None:
         conn.exec_driver_sql("BEGIN")
 
 
-def make_engine(url: str | sa.URL, **kwargs: Any) -> sa.Engine:
+def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEOUT,
+                **kwargs: Any) -> sa.Engine:
     """An engine for ``url`` with the settings the hand log relies on.
 
     SQLite: the folder is created, WAL, foreign keys, busy timeout, synchronous FULL, and a
     connection pool (one connection per thread). PostgreSQL: psycopg 3 (a bare
     ``postgresql://`` URL is switched to it), a connect timeout, pre-ping.
-    Extra keyword arguments go to :func:`sqlalchemy.create_engine`.
+    ``sqlite_busy_timeout``: seconds a SQLite writer waits for the lock before
+    :class:`~dealer_assist.services.errors.StoreUnavailable`. Extra keyword arguments go
+    to :func:`sqlalchemy.create_engine`.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -83,7 +89,7 @@ def make_engine(url: str | sa.URL, **kwargs: Any) -> sa.Engine:
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         options: dict[str, Any] = {
-            "connect_args": {"timeout": SQLITE_BUSY_TIMEOUT, "check_same_thread": False},
+            "connect_args": {"timeout": sqlite_busy_timeout, "check_same_thread": False},
             "pool_size": 8,
             "max_overflow": 16,
             "pool_timeout": 30,
@@ -93,7 +99,7 @@ def make_engine(url: str | sa.URL, **kwargs: Any) -> sa.Engine:
                        "poolclass": sa.pool.StaticPool}
         options.update(kwargs)
         engine = sa.create_engine(parsed, **options)
-        event.listen(engine, "connect", _sqlite_connect)
+        event.listen(engine, "connect", _sqlite_connect_with(sqlite_busy_timeout))
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     if parsed.get_backend_name() == "postgresql":
