@@ -4,8 +4,9 @@
  * faces for what was typed, greys out cards already used, and renders what the server says.
  *
  * Keyboard lane: dealer cards -> seat 1 cards -> seat 1 play/fold (P or F) -> seat 2 ... ->
- * Settle. Three typed cards move on by themselves; Enter moves on early. In a stake box,
- * Enter goes to the next seat's same stake. Ctrl+Enter settles from anywhere; in the
+ * Settle. Three typed cards move on by themselves; Enter moves on early. Stakes: Enter in
+ * any stake box goes to the next seat's ante (Tab reaches pair plus, six card, prime), and
+ * from the last seat to the dealer's cards. Ctrl+Enter settles from anywhere; in the
  * settlement, Enter confirms and Esc goes back.
  */
 (function () {
@@ -344,7 +345,7 @@
       if (ev.key !== "Enter" || ev.ctrlKey) return;
       ev.preventDefault();
       const seat = parseInt(input.dataset.seat, 10);
-      if (seat < SEATS) stakeInput(seat + 1, input.dataset.stake).focus();
+      if (seat < SEATS) stakeInput(seat + 1, "ante").focus();
       else cardsInput("dealer").focus();
     });
   }
