@@ -19,8 +19,13 @@ like any round):
   collected separately, as the chips move at the table.
 * **house win** = collected - paid = minus the players' net.
 * **hold %** = house win / handle.
-* **theoretical win** = the stakes x the exact house edge of the rule set. For pair plus,
-  six card and prime that is handle x house edge (per unit staked). For ante/play the exact
+* **theoretical win** = the stakes x the exact house edge of the rule set *as played*: the
+  seat follows the optimal play/fold strategy, and a fold forfeits the pair plus and the
+  prime when the rule set says so (:func:`bets_as_played`). With the default rules that is the
+  published edge for pair plus (a hand worth a pair plus payout is always played) and six card
+  (paid after a fold), but 30.31% instead of 3.62% for prime, whose published figure assumes
+  the seat never folds. For pair plus, six card and prime the theoretical win is handle x
+  that edge (per unit staked). For ante/play the exact
   house edge is per unit *ante* (3.3730% for 5-4-1), so the theoretical win is the ante stakes
   x that edge, not the whole handle (ante + play) x edge; it assumes the optimal play/fold
   strategy, so a table that plays badly wins more than theoretical.
@@ -66,18 +71,21 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from .analysis import TOTAL_HANDS, analyze, hand_table
+from .analysis import DEALER_HANDS, TOTAL_HANDS, analyze, hand_table
 from .rulesets import MINI_ROYAL, RuleSet
 from .three_card import CATEGORY_ORDER
 
 __all__ = [
+    "BetAsPlayed",
     "ShiftWindow",
     "VarianceTerms",
     "ante_play_seat_covariance",
+    "bets_as_played",
     "deviation_in_sd",
     "format_money",
     "format_percent",
@@ -188,6 +196,85 @@ def inventory_win(*, opening: int, closing: int, fills: int, credits: int, drop:
     12000
     """
     return closing - opening + credits - fills + drop
+
+
+@dataclass(frozen=True)
+class BetAsPlayed:
+    """A bet's house edge and variance per unit staked for a seat playing optimally.
+
+    ``exact`` is False when the analysis has no figure for this rule (a six card bet lost on
+    a fold): the never-fold figures stand in, and the report says so.
+    """
+
+    house_edge: Fraction
+    variance: Fraction
+    exact: bool = True
+
+    @property
+    def std_dev(self) -> float:
+        return math.sqrt(self.variance)
+
+
+def _moments(nets: np.ndarray[tuple[int], np.dtype[np.int64]], weights: np.ndarray[
+        tuple[int], np.dtype[np.int64]], total: int) -> BetAsPlayed:
+    mean = Fraction(int((nets * weights).sum()), total)
+    square = Fraction(int((nets * nets * weights).sum()), total)
+    return BetAsPlayed(-mean, square - mean * mean)
+
+
+def _three_card_pays(pays: dict[str, int] | Any) -> np.ndarray[tuple[int], np.dtype[np.int64]]:
+    table = hand_table()
+    keys = [c.value for c in CATEGORY_ORDER]
+    key_index = table.category.copy()
+    if MINI_ROYAL in pays:
+        key_index[table.mini_royal] = len(keys)
+    lookup = np.array([pays.get(k, 0) or -1 for k in [*keys, MINI_ROYAL]], dtype=np.int64)
+    result: np.ndarray[tuple[int], np.dtype[np.int64]] = lookup[key_index]
+    return result
+
+
+@lru_cache(maxsize=32)
+def bets_as_played(rules: RuleSet) -> dict[str, BetAsPlayed]:
+    """Each bet's exact house edge and variance per unit staked (ante/play per unit ante)
+    for a seat that follows the optimal strategy, folds included.
+
+    >>> from dealer_assist.domain.rulesets import DEFAULT_RULES
+    >>> figures = bets_as_played(DEFAULT_RULES)
+    >>> [f"{float(figures[b].house_edge):.4%}" for b in ("ante_play", "pair_plus", "prime")]
+    ['3.3730%', '2.3167%', '30.3103%']
+    >>> round(figures["prime"].std_dev, 4), figures["six_card"].exact
+    (1.5439, True)
+    """
+    result = analyze(rules)
+    out = {"ante_play": BetAsPlayed(result.ante_play.house_edge, result.ante_play.variance)}
+    table = hand_table()
+    play = result.ante_play.strategy.play
+    ones = np.ones(TOTAL_HANDS, dtype=np.int64)
+    if rules.pair_plus:
+        pays = _three_card_pays(dict(rules.pair_plus))
+        if rules.fold_forfeits_pair_plus:
+            pays = np.where(play, pays, -1)
+        out["pair_plus"] = _moments(pays, ones, TOTAL_HANDS)
+    else:
+        out["pair_plus"] = BetAsPlayed(Fraction(0), Fraction(0))
+    six = result.six_card
+    if six.house_edge_with_folds is not None or not rules.six_card_bonus:
+        out["six_card"] = BetAsPlayed(six.house_edge, six.variance)
+    else:
+        out["six_card"] = BetAsPlayed(six.house_edge, six.variance, exact=False)
+    if rules.prime:
+        three, six_pay = (rules.prime[k] or -1 for k in ("three_same_color", "six_same_color"))
+        d = DEALER_HANDS
+        match = math.comb(23, 3)
+        wins = table.one_color & (play if rules.fold_forfeits_prime else True)
+        losers = TOTAL_HANDS - int(wins.sum())
+        n_win = int(wins.sum())
+        nets = np.array([-1, three, six_pay], dtype=np.int64)
+        weights = np.array([losers * d, n_win * (d - match), n_win * match], dtype=np.int64)
+        out["prime"] = _moments(nets, weights, TOTAL_HANDS * d)
+    else:
+        out["prime"] = BetAsPlayed(Fraction(0), Fraction(0))
+    return out
 
 
 @lru_cache(maxsize=32)
