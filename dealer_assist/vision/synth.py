@@ -105,20 +105,36 @@ def _paste(canvas: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, m: np.ndarray
     roi += wb * wa[..., None]
 
 
-def _hand_layout(rng: np.random.Generator, n_seats: int) -> list[tuple[Seat, float, float, float]]:
-    """(seat, x, y, angle) of each hand's centre on the table plane; angles in degrees."""
+def _hand_layout(noise: np.ndarray, compact: float) -> list[tuple[Seat, float, float, float]]:
+    """(seat, x, y, angle) of each hand's centre on the table plane; angles in degrees.
+    ``noise``: 9 standard normal draws; ``compact`` shrinks the arc (1.0 = full size)."""
     cx, cy = PLANE_W / 2, PLANE_H * 0.25
-    rx, ry = PLANE_W * 0.30, PLANE_H * 0.50
+    rx, ry = PLANE_W * 0.30 * compact, PLANE_H * 0.50 * compact
     out: list[tuple[Seat, float, float, float]] = []
-    for i in range(n_seats):
+    for i in range(7):
         # seat 1 at the dealer's left (photo right), seat 7 at the far left
-        t = math.radians(18 + i * (144 / 6)) if n_seats > 1 else math.pi / 2
+        t = math.radians(18 + i * (144 / 6))
         x = cx + rx * math.cos(t)
         y = cy + ry * math.sin(t)
-        angle = math.degrees(t) - 90 + float(rng.normal(0, 6))
+        angle = math.degrees(t) - 90 + 6 * float(noise[i])
         out.append((i + 1, x, y, angle))
-    out.append(("dealer", cx + float(rng.normal(0, 20)), cy + 40.0, float(rng.normal(0, 5))))
+    out.append(("dealer", cx + 20 * float(noise[7]), cy + 40.0, 5 * float(noise[8])))
     return out
+
+
+def _fit(points: np.ndarray, hmat: np.ndarray, rot: float, out_w: int, out_h: int,
+         shrink: float) -> np.ndarray:
+    """The full plane -> photo homography that rotates and fits ``points`` in the frame."""
+    pts = cv2.perspectiveTransform(points[None].astype(np.float32), hmat)[0]
+    ca, sa = math.cos(math.radians(rot)), math.sin(math.radians(rot))
+    r = np.array([[ca, -sa, 0], [sa, ca, 0], [0, 0, 1]])
+    pts_r = pts @ r[:2, :2].T
+    lo, hi = pts_r.min(0), pts_r.max(0)
+    scale = min(out_w * 0.94 / (hi[0] - lo[0]), out_h * 0.94 / (hi[1] - lo[1])) * shrink
+    mid = (lo + hi) / 2
+    t = np.array([[scale, 0, out_w / 2 - scale * mid[0]],
+                  [0, scale, out_h / 2 - scale * mid[1]], [0, 0, 1]])
+    return np.asarray(t @ r @ hmat)
 
 
 def _zone(x: float, y: float, angle: float, w: float, h: float) -> np.ndarray:
@@ -144,9 +160,26 @@ def compose(
     order = rng.permutation(len(DECK))
     canvas = _felt(rng, PLANE_W, PLANE_H)
     felt_colour = np.median(canvas[::50, ::50].reshape(-1, 3), axis=0).astype(np.float32)
-    layout = _hand_layout(rng, 7)
-    occupied = sorted(rng.choice(7, size=n_seats, replace=False).tolist()) + [7]
+    noise = rng.normal(0, 1, 9)
+    occupied = [*sorted(rng.choice(7, size=n_seats, replace=False).tolist()), 7]
     card_h = PLANE_CARD_H * rng.uniform(0.9, 1.1)
+    out_w, out_h = size
+    src = np.array([[0, 0], [PLANE_W, 0], [PLANE_W, PLANE_H], [0, PLANE_H]], np.float32)
+    rot = rng.uniform(0, 360) if hard else rng.uniform(-10, 10)
+    persp = 0.10 if hard else 0.04
+    jitter = rng.uniform(-persp, persp, (4, 2)) * np.array([PLANE_W, PLANE_H])
+    hmat = cv2.getPerspectiveTransform(src, (src + jitter).astype(np.float32))
+    shrink = rng.uniform(0.9, 1.0)
+    # the photo frames the table as tightly as it can: a more compact arc when rotated
+    for compact in (1.0, 0.93, 0.87, 0.82):
+        layout = _hand_layout(noise, compact)
+        pts = np.array([[x + dx, y + dy] for _, x, y, _ in layout
+                        for dx in (-1.3 * card_h, 1.3 * card_h) for dy in (-card_h, card_h)])
+        full = _fit(pts, hmat, rot, out_w, out_h, shrink)
+        probe = cv2.perspectiveTransform(
+            np.float32([[[PLANE_W / 2, PLANE_H / 2], [PLANE_W / 2, PLANE_H / 2 + card_h]]]), full)[0]
+        if np.linalg.norm(probe[1] - probe[0]) >= 0.12 * min(out_w, out_h):
+            break
 
     truth_plane: list[tuple[str, np.ndarray, int, Seat]] = []
     zones_plane: dict[str, np.ndarray] = {}
@@ -180,27 +213,6 @@ def compose(
             )[0]
             truth_plane.append((str(card), corners, hand_no, seat))
 
-    # the photo: any rotation, moderate perspective, scale to fit
-    out_w, out_h = size
-    src = np.array([[0, 0], [PLANE_W, 0], [PLANE_W, PLANE_H], [0, PLANE_H]], np.float32)
-    rot = rng.uniform(0, 360) if hard else rng.uniform(-10, 10)
-    persp = 0.10 if hard else 0.04
-    jitter = rng.uniform(-persp, persp, (4, 2)) * np.array([PLANE_W, PLANE_H])
-    dst = src + jitter.astype(np.float32)
-    hmat = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-    # rotate about the centre, then fit the content (cards) into the frame
-    allpts = np.concatenate([t[1] for t in truth_plane] + list(zones_plane.values()))
-    pts = cv2.perspectiveTransform(allpts[None].astype(np.float32), hmat)[0]
-    ca, sa = math.cos(math.radians(rot)), math.sin(math.radians(rot))
-    r = np.array([[ca, -sa, 0], [sa, ca, 0], [0, 0, 1]])
-    pts_r = pts @ r[:2, :2].T
-    lo, hi = pts_r.min(0), pts_r.max(0)
-    scale = min(out_w * 0.94 / (hi[0] - lo[0]), out_h * 0.94 / (hi[1] - lo[1]))
-    scale *= rng.uniform(0.9, 1.0)
-    mid = (lo + hi) / 2
-    t = np.array([[scale, 0, out_w / 2 - scale * mid[0]],
-                  [0, scale, out_h / 2 - scale * mid[1]], [0, 0, 1]])
-    full = t @ r @ hmat
     img = cv2.warpPerspective(canvas, full, (out_w, out_h), flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     inside = cv2.warpPerspective(np.ones((PLANE_H, PLANE_W), np.float32), full, (out_w, out_h),

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Camera scan: accuracy per held-out deck design and time per photo, against a baseline.
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/vision.py [--scenes 20] [--big 3]
+
+For every deck design held out of training: generated 1920x1080 table photos with all seven
+seats and the dealer (24 cards); prints the share of cards read right (right card, right
+hand), silent errors (a wrong card not flagged for confirmation), flagged cards, and the
+median time per photo. Then the median time for a 12-megapixel (4000x3000) photo. The
+baseline is the same reader searching exhaustively (all four frames of every hand, a window
+every 2 pixels): the ratio says what the frame choice and the coarser search buy. Runs on
+one core (OpenCV and BLAS limited to one thread). Targets: >= 99.5% right, no silent error,
+<= 150 ms per 1080p photo, <= 600 ms per 12 MP photo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import cv2
+import numpy as np
+
+from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
+from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.synth import compose
+
+
+def score(result: dict, truth: list) -> tuple[int, int, int, int]:
+    """(cards, right, silent errors, flagged) for one photo. A truth card is right when a
+    read card with its name lies on it; a read is a silent error when it is wrong (or
+    stray) and neither it nor its hand is flagged."""
+    flagged_cards = {(c["hand"], c["card"]) for c in result["needs_confirmation"] if c["card"]}
+    flagged_hands = {c["hand"] for c in result["needs_confirmation"]
+                     if c["card"] is None and c["hand"] is not None}
+    right = 0
+    matched = set()
+    for t in truth:
+        centre = np.mean(t.corners, axis=0)
+        for i, c in enumerate(result["cards"]):
+            if i in matched:
+                continue
+            if np.linalg.norm(np.mean(c["corners"], axis=0) - centre) < 0.25 * np.linalg.norm(
+                    np.subtract(t.corners[3], t.corners[0])) * 1.5 and c["card"] == t.card:
+                right += 1
+                matched.add(i)
+                break
+    silent = 0
+    flagged = 0
+    for i, c in enumerate(result["cards"]):
+        is_flagged = (c["hand"], c["card"]) in flagged_cards or c["hand"] in flagged_hands
+        flagged += is_flagged
+        silent += i not in matched and not is_flagged
+    # a card missed altogether is silent unless its hand came back flagged
+    missing = len(truth) - right - sum(1 for i, c in enumerate(result["cards"])
+                                       if i not in matched)
+    return len(truth), right, silent + max(0, missing) * (not flagged_hands), flagged
+
+
+def run(reader: Reader, scenes: list) -> tuple[list[float], list]:
+    times, results = [], []
+    for sc in scenes:
+        img = cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        t0 = time.perf_counter()
+        res = reader.read(img)
+        times.append(time.perf_counter() - t0)
+        results.append(res)
+    return times, results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--scenes", type=int, default=20, help="1080p photos per held-out design")
+    ap.add_argument("--big", type=int, default=3, help="12 MP photos")
+    ap.add_argument("--seed", type=int, default=500000)
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    reader = Reader()
+    baseline = Reader(exhaustive=True)
+    print(f"{'design':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} "
+          f"{'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
+    all_times: list[float] = []
+    tot = [0, 0, 0, 0]
+    for n, deck in enumerate(HELD_OUT_DECKS):
+        decks = {deck: load_deck(deck)}
+        scenes = [compose(decks, args.seed + 1000 * n + i, seats=7) for i in range(args.scenes)]
+        times, results = run(reader, scenes)
+        btimes, _ = run(baseline, scenes[: max(3, args.scenes // 4)])
+        s = [0, 0, 0, 0]
+        for sc, res in zip(scenes, results, strict=True):
+            for j, v in enumerate(score(res, sc.cards)):
+                s[j] += v
+        tot = [a + b for a, b in zip(tot, s, strict=True)]
+        all_times += times
+        med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
+        print(f"{deck:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
+              f"{med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x", flush=True)
+    med = statistics.median(all_times) * 1000
+    print(f"{'all held-out':24} {tot[0]:6d} {100 * tot[1] / tot[0]:7.2f}% {tot[2]:7d} "
+          f"{tot[3]:8d} {med:10.0f}")
+    if args.big:
+        decks = {d: load_deck(d) for d in HELD_OUT_DECKS}
+        big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)
+               for i in range(args.big)]
+        times, results = run(reader, big)
+        btimes, _ = run(baseline, big[:1])
+        s = [0, 0, 0, 0]
+        for sc, res in zip(big, results, strict=True):
+            for j, v in enumerate(score(res, sc.cards)):
+                s[j] += v
+        med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
+        print(f"{'12 MP (4000x3000)':24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} "
+              f"{s[3]:8d} {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x")
+    print("targets: >= 99.5% right, 0 silent, <= 150 ms per 1080p photo, <= 600 ms per 12 MP")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

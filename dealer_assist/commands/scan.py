@@ -1,0 +1,96 @@
+"""``dealer-assist scan IMAGE``: the cards of a table photo, grouped into seated hands."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _fail(message: str) -> None:
+    click.echo(f"scan: {message}", err=True)
+    raise SystemExit(2)
+
+
+def _load_zones(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        _fail(f"cannot read zones file {path}: {exc}")
+    except json.JSONDecodeError as exc:
+        _fail(f"zones file {path} is not JSON: {exc.msg} (line {exc.lineno})")
+    if isinstance(data, dict) and "zones" in data:
+        data = data["zones"]  # a generator truth file carries its zones under "zones"
+    if not isinstance(data, dict) or not data:
+        _fail(f'zones file {path}: expected {{"1": [[x, y], ...], ..., "dealer": [...]}}')
+    for key, poly in data.items():
+        if key != "dealer" and not (key.isdigit() and 1 <= int(key) <= 7):
+            _fail(f'zones file {path}: zone "{key}" is not a seat 1..7 or "dealer"')
+        ok = isinstance(poly, list) and len(poly) >= 3 and all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(v, (int, float)) for v in p)
+            for p in poly)
+        if not ok:
+            _fail(f'zones file {path}: zone "{key}" must be a polygon of at least 3 [x, y] points')
+    return dict(data)
+
+
+def _print_table(result: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(result['cards'])} cards in {len(result['hands'])} hands")
+    table.add_column("seat")
+    table.add_column("cards")
+    table.add_column("lowest confidence", justify="right")
+    for hand in sorted(result["hands"], key=lambda h: (h["seat"] == "dealer", str(h["seat"]))):
+        table.add_row(str(hand["seat"]), " ".join(hand["cards"]), f"{hand['confidence']:.2f}")
+    console = Console()
+    console.print(table)
+    for item in result["needs_confirmation"]:
+        where = f"hand {item['hand']} (seat {item['seat']})" if item["hand"] is not None else ""
+        card = f" {item['card']}" if item.get("card") else ""
+        console.print(f"[yellow]confirm[/]{card} {where}: {item['reason']}")
+
+
+def register(group: click.Group) -> None:
+    @group.command()
+    @click.argument("image", type=click.Path(path_type=Path))
+    @click.option("--table", "table_name", help="Table whose seat zones to use (from the "
+                  "database, once tables have zones; use --zones for now).")
+    @click.option("--zones", "zones_file", type=click.Path(path_type=Path),
+                  help='Seat zones JSON: {"1": [[x, y], ...], ..., "dealer": [[x, y], ...]}.')
+    @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+    @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=None,
+                  help="Confidence under which a card needs confirmation (default 0.90).")
+    def scan(image: Path, table_name: str | None, zones_file: Path | None, as_json: bool,
+             threshold: float | None) -> None:
+        """Read every face-up card in a table photo (JPEG or PNG).
+
+        Cards are grouped into hands of three and seated by the seat zones (or in order
+        along the table's arc without zones). Doubtful reads, repeated cards and hands that
+        are not three cards are listed under needs_confirmation. Bad input exits with code 2.
+        """
+        from dealer_assist.vision.loading import ImageError, load
+        from dealer_assist.vision.reader import DEFAULT_THRESHOLD, Reader
+
+        zones = _load_zones(zones_file) if zones_file is not None else None
+        try:
+            img = load(image)
+        except ImageError as exc:
+            _fail(str(exc))
+        try:
+            reader = Reader(threshold=DEFAULT_THRESHOLD if threshold is None else threshold)
+        except FileNotFoundError as exc:
+            _fail(f"no card model installed: {exc}")
+        result = reader.read(img, zones)
+        if table_name is not None and zones is None:
+            result["needs_confirmation"].append(
+                {"hand": None, "seat": None, "card": None,
+                 "reason": f"seat zones of table {table_name!r} are not available yet; "
+                           "seats follow the arc (pass --zones)"})
+        if as_json:
+            click.echo(json.dumps(result))
+        else:
+            _print_table(result)

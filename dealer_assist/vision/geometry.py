@@ -1,0 +1,147 @@
+"""Finding card regions in a photo and cutting rectified strips along their edges.
+
+A *blob* is one connected region of card-white on the felt: a single card or a hand spread
+so that the cards overlap. Its minimum-area rectangle gives four *frames*, one per choice of
+which rectangle corner is the top-left: in the right frame the index corners of the cards
+lie along the top edge, upright, one per card, from which cards are then cut.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .net import FRAME_CARD_H, PATCH_H, PATCH_W
+
+#: Long side, in pixels, of the reduced copy the card mask is computed on.
+WORK_SIDE = 1000
+#: Blobs smaller than this share of the photo's area are ignored (dust, chips).
+MIN_BLOB_SHARE = 0.0008
+
+
+@dataclass
+class Blob:
+    corners: np.ndarray  # (4, 2) float32, full-resolution pixels, clockwise
+    area: float  # full-resolution pixels of card-white
+    centre: tuple[float, float]
+
+
+@dataclass
+class Frame:
+    """A blob seen with rectangle corner ``k`` as its top-left, scaled so that the blob's
+    vertical extent is ``FRAME_CARD_H`` pixels."""
+
+    blob: Blob
+    k: int
+    width: float  # frame width in frame pixels
+    to_frame: np.ndarray  # 2x3 affine, full-resolution pixels -> frame pixels
+    to_image: np.ndarray  # 2x3 affine, frame -> full resolution
+
+    def image_points(self, pts: np.ndarray) -> np.ndarray:
+        return cv2.transform(np.asarray(pts, np.float32)[None], self.to_image)[0]
+
+
+def card_mask(work: np.ndarray) -> np.ndarray:
+    """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,
+    relative to the felt, whatever its colour and the light."""
+    b, g, r = cv2.split(work)
+    lo = cv2.min(cv2.min(b, g), r)
+    hi = cv2.max(cv2.max(b, g), r)
+    # whiteness: the darkest channel, less a share of the colourfulness
+    score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6, dtype=cv2.CV_8U))
+    # divide out slow light changes: the local bright level over a wide window
+    bright = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
+    bright = cv2.blur(bright, (61, 61))
+    rel_ok = cv2.compare(cv2.multiply(score, 2, dtype=cv2.CV_16U),
+                         cv2.max(bright, 40).astype(np.uint16), cv2.CMP_GT)  # > 0.5 x local
+    _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.bitwise_and(mask, rel_ok)
+    mask = cv2.bitwise_and(mask, cv2.compare(score, 45, cv2.CMP_GT))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    return mask
+
+
+def reduce(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The reduced working copy (an integer reduction, which is fast) and its scale."""
+    h, w = image.shape[:2]
+    f = math.ceil(max(h, w) / WORK_SIDE)
+    if f <= 1:
+        return image, 1.0
+    return cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA), 1.0 / f
+
+
+def find_blobs(image: np.ndarray) -> list[Blob]:
+    work, s = reduce(image)
+    mask = card_mask(work)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
+    blobs: list[Blob] = []
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < min_area:
+            continue
+        (cx, cy), (rw, rh), _ = rect = cv2.minAreaRect(c)
+        if min(rw, rh) < 12 or area < 0.45 * rw * rh:
+            continue
+        box = cv2.boxPoints(rect)
+        ang = np.arctan2(box[:, 1] - cy, box[:, 0] - cx)
+        box = box[np.argsort(ang)] / s
+        blobs.append(Blob(box.astype(np.float32), area / (s * s), (cx / s, cy / s)))
+    return blobs
+
+
+def make_frame(blob: Blob, k: int) -> Frame:
+    p = np.roll(blob.corners, -k, axis=0)
+    tl, tr, _, bl = p
+    vert = float(np.linalg.norm(bl - tl))
+    horiz = float(np.linalg.norm(tr - tl))
+    scale = FRAME_CARD_H / max(vert, 1e-3)
+    width = horiz * scale
+    src = np.float32([tl, tr, bl])
+    dst = np.float32([[0, 0], [width, 0], [0, FRAME_CARD_H]])
+    to_frame = cv2.getAffineTransform(src, dst)
+    to_image = cv2.getAffineTransform(dst, src)
+    return Frame(blob, k, width, to_frame, to_image)
+
+
+class Pyramid:
+    """The photo and its halvings, so strips are cut from a level near their own scale."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.levels = [image]
+
+    def level_for(self, scale: float) -> tuple[np.ndarray, float]:
+        """The level to sample from for a frame ``scale`` (frame px per full px)."""
+        lvl = 0
+        while scale * (2 ** (lvl + 1)) <= 0.75 and min(self.levels[-1].shape[:2]) > 64:
+            lvl += 1
+            if lvl >= len(self.levels):
+                self.levels.append(cv2.pyrDown(self.levels[-1]))
+        return self.levels[lvl], float(2**lvl)
+
+
+def cut_strip(pyr: Pyramid, frame: Frame, x0: float, x1: float, top: float = 0.0,
+              height: int = PATCH_H) -> np.ndarray:
+    """Frame pixels [x0, x1) x [top, top + height), sampled from the photo."""
+    scale = FRAME_CARD_H / max(
+        float(np.linalg.norm(frame.blob.corners[(frame.k + 3) % 4] - frame.blob.corners[frame.k])),
+        1e-3)
+    img, f = pyr.level_for(scale)
+    m = frame.to_frame.copy()
+    m[:, :2] *= f  # level pixels -> frame pixels
+    m[:, 2] -= (x0, top)
+    w = max(1, math.ceil(x1 - x0))
+    return cv2.warpAffine(img, m, (w, height), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def window_patches(strip: np.ndarray, offsets: list[int]) -> np.ndarray:
+    """Patches of PATCH_W columns starting at each offset of a strip PATCH_H high."""
+    out = np.empty((len(offsets), PATCH_H, PATCH_W, 3), np.uint8)
+    for i, x in enumerate(offsets):
+        out[i] = strip[:, x : x + PATCH_W]
+    return out

@@ -1,0 +1,107 @@
+"""Loading a photo safely: the size is read from the header before anything is decoded.
+
+Refused with an :class:`ImageError` (a clear message, never a crash): an empty file, a file
+that is not a JPEG or PNG, a truncated one, one whose header is corrupt, and one with more
+pixels than :data:`MAX_PIXELS` (so a 20000x20000 image is never decoded: memory stays
+bounded).
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+#: Largest photo accepted: 48 megapixels (a 12 MP camera frame has room to spare).
+MAX_PIXELS = 48_000_000
+#: Largest file accepted, in bytes.
+MAX_BYTES = 64 * 1024 * 1024
+
+_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+
+
+class ImageError(ValueError):
+    """The input is not a photo the reader will decode."""
+
+
+def jpeg_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a JPEG's frame header, without decoding it."""
+    i = 2
+    n = len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            raise ImageError("corrupt JPEG: bad marker before the frame header")
+        marker = data[i + 1]
+        if marker == 0xFF:
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+        if marker in _SOF:
+            if i + 9 > n:
+                break
+            h, w = struct.unpack(">HH", data[i + 5 : i + 9])
+            return w, h
+        if marker == 0xDA or length < 2:
+            break
+        i += 2 + length
+    raise ImageError("corrupt or truncated JPEG: no frame header with the image size")
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        raise ImageError("corrupt or truncated PNG: no IHDR header")
+    w, h = struct.unpack(">II", data[16:24])
+    return w, h
+
+
+def image_size(data: bytes) -> tuple[str, int, int]:
+    """(kind, width, height) from the header; raises ImageError for anything else."""
+    if not data:
+        raise ImageError("the file is empty")
+    if data[:3] == b"\xff\xd8\xff":
+        w, h = jpeg_size(data)
+        return "jpeg", w, h
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        w, h = png_size(data)
+        return "png", w, h
+    raise ImageError("not a JPEG or PNG image")
+
+
+def decode(data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Decode photo bytes to a BGR array, after the checks above."""
+    if len(data) > MAX_BYTES:
+        raise ImageError(f"the file is {len(data) / 1e6:.0f} MB; the limit is "
+                         f"{MAX_BYTES / 1e6:.0f} MB")
+    kind, w, h = image_size(data)
+    if w <= 0 or h <= 0:
+        raise ImageError(f"the {kind.upper()} header gives an empty image ({w}x{h})")
+    if w * h > max_pixels:
+        raise ImageError(f"the image is {w}x{h} ({w * h / 1e6:.0f} megapixels); the limit is "
+                         f"{max_pixels / 1e6:.0f} megapixels")
+    if kind == "jpeg" and not data.rstrip(b"\x00\r\n ").endswith(b"\xff\xd9"):
+        raise ImageError("truncated JPEG: the file ends before the end-of-image marker")
+    if kind == "png" and b"IEND" not in data[-16:]:
+        raise ImageError("truncated PNG: the file ends before the IEND chunk")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if img is None or img.shape[0] != h or img.shape[1] != w:
+        raise ImageError(f"could not decode the {kind.upper()} (corrupt data)")
+    return np.asarray(img)
+
+
+def load(path: str | Path, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise ImageError(f"{p}: no such file")
+    size = p.stat().st_size
+    if size > MAX_BYTES:
+        raise ImageError(f"{p}: the file is {size / 1e6:.0f} MB; the limit is "
+                         f"{MAX_BYTES / 1e6:.0f} MB")
+    try:
+        return decode(p.read_bytes(), max_pixels)
+    except ImageError as e:
+        raise ImageError(f"{p}: {e}") from None

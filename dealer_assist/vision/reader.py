@@ -1,0 +1,332 @@
+"""Read every face-up card of a table photo, group the cards into hands, seat the hands.
+
+The result has the shape of ``dealer-assist scan --json``::
+
+    {"cards": [{"card": "AS", "confidence": 0.99, "corners": [[x, y] x4], "hand": 0,
+                "seat": 3}],
+     "hands": [{"hand": 0, "seat": 3, "cards": ["AS", "KD", "3C"], "confidence": 0.97}],
+     "needs_confirmation": [{"hand": 0, "seat": 3, "card": "AS", "reason": "..."}]}
+
+Corners run clockwise from the corner whose index reads upright. Seats are 1..7 or
+``"dealer"``; ``None`` when a hand is in no seat zone. Nothing doubtful is passed off as
+sure: a card under the confidence threshold, a card seen twice and a hand that is not
+exactly three cards are listed in ``needs_confirmation``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from dealer_assist.domain.cards import DECK, Card, parse_card
+
+from .geometry import Blob, Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
+from .net import FRAME_CARD_H, NONE, PATCH_W, IndexNet
+from .trainset import RUN_STEP, slide_offsets
+
+Seat = int | str | None
+
+#: Reads below this confidence go to the dealer for confirmation.
+DEFAULT_THRESHOLD = 0.90
+#: Windows scoring above this as "an index is here" start a card.
+PEAK_SCORE = 0.5
+MODEL_NAME = "index_net.npz"
+
+
+def model_dirs() -> list[Path]:
+    here = Path(__file__).resolve().parent
+    return [here.parent / "card_models", here.parent.parent / "card_models"]
+
+
+def default_model_path() -> Path:
+    for d in model_dirs():
+        if (d / MODEL_NAME).is_file():
+            return d / MODEL_NAME
+    raise FileNotFoundError(f"{MODEL_NAME} not found in {', '.join(map(str, model_dirs()))}")
+
+
+@dataclass
+class CardRead:
+    probs: np.ndarray  # (52,) over DECK
+    corners: np.ndarray  # (4, 2) image pixels
+    feat: np.ndarray
+    hand: int = -1
+    seat: Seat = None
+
+    @property
+    def best(self) -> tuple[Card, float]:
+        i = int(self.probs.argmax())
+        return DECK[i], float(self.probs[i])
+
+    def alternatives(self, n: int = 3) -> list[tuple[str, float]]:
+        order = np.argsort(-self.probs)[:n]
+        return [(str(DECK[int(i)]), round(float(self.probs[int(i)]), 3)) for i in order]
+
+
+@dataclass
+class Hand:
+    cards: list[CardRead]
+    centre: tuple[float, float]
+    seat: Seat = None
+
+
+@dataclass
+class _FrameEval:
+    frame: Frame
+    offsets: np.ndarray
+    start: int = 0  # index of its first window in the batch
+    peaks: list[int] = field(default_factory=list)
+    score: float = 0.0
+
+
+def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
+    """(52,) joint probabilities over DECK from a rank head (with "none") and a suit head."""
+    r = rank[:NONE]
+    joint = r[:, None] * suit[None, :]  # rank-major, suit order as SUITS: same as DECK
+    return np.asarray(joint.reshape(-1))
+
+
+def _sides(blob: Blob) -> tuple[float, float]:
+    c = blob.corners
+    a = float(np.linalg.norm(c[1] - c[0]))
+    b = float(np.linalg.norm(c[3] - c[0]))
+    return min(a, b), max(a, b)
+
+
+def _card_height(blobs: list[Blob]) -> float | None:
+    """The card height in the photo, from the hands spread wider than tall (their short
+    side is a card's height); None when no blob tells."""
+    fans = [lo for lo, hi in map(_sides, blobs) if hi > 1.12 * lo]
+    return float(np.median(fans)) if fans else None
+
+
+def _plausible(frame: Frame, card_h: float | None) -> bool:
+    """Is the frame's vertical extent a card height? (Skips half the frames of a hand.)"""
+    c = frame.blob.corners
+    vert = float(np.linalg.norm(c[(frame.k + 3) % 4] - c[frame.k]))
+    lo, hi = _sides(frame.blob)
+    if hi > 1.12 * lo:  # a spread hand: its card height is the short side
+        return vert <= lo * 1.001
+    if card_h is None:
+        return True
+    return abs(vert - card_h) <= 0.15 * card_h or hi <= 1.05 * lo
+
+
+def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
+    order = np.argsort(-score)
+    chosen: list[int] = []
+    for i in order:
+        if score[i] < PEAK_SCORE:
+            break
+        if all(abs(int(i) - j) * step >= min_gap for j in chosen):
+            chosen.append(int(i))
+    return sorted(chosen)
+
+
+class Reader:
+    def __init__(self, model: IndexNet | str | Path | None = None,
+                 threshold: float = DEFAULT_THRESHOLD,
+                 prototypes: dict[str, np.ndarray] | None = None,
+                 exhaustive: bool = False) -> None:
+        if model is None:
+            model = default_model_path()
+        self.net = model if isinstance(model, IndexNet) else IndexNet.load(model)
+        self.threshold = threshold
+        #: enrolled deck: mean embedding per card string (see ``enroll``)
+        self.prototypes = prototypes or {}
+        #: baseline mode for the benchmark: all four frames of every blob, every window
+        self.exhaustive = exhaustive
+
+    # -- finding and reading cards ---------------------------------------------------------
+    def find_cards(self, image: np.ndarray) -> list[Hand]:
+        pyr = Pyramid(image)
+        blobs = find_blobs(image)
+        evals: list[list[_FrameEval]] = []
+        patches: list[np.ndarray] = []
+        start = 0
+        card_h = _card_height(blobs)
+        for blob in blobs:
+            row = []
+            for k in range(4):
+                frame = make_frame(blob, k)
+                if not self.exhaustive and not _plausible(frame, card_h):
+                    row.append(_FrameEval(frame, np.zeros(0), start))
+                    continue
+                offs = slide_offsets(frame, 2 if self.exhaustive else RUN_STEP)
+                x0 = float(offs[0])
+                strip = cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1)
+                ints = [round(float(o) - x0) for o in offs]
+                patches.append(window_patches(strip, ints))
+                row.append(_FrameEval(frame, offs, start))
+                start += len(offs)
+            evals.append(row)
+        if not patches:
+            return []
+        rank, suit, feats = self.net.predict(np.concatenate(patches))
+        index_score = 1.0 - rank[:, NONE]
+        hands: list[Hand] = []
+        for blob, row in zip(blobs, evals, strict=True):
+            for fe in row:
+                if len(fe.offsets) == 0:
+                    continue
+                sc = index_score[fe.start : fe.start + len(fe.offsets)]
+                fe.peaks = _peaks(sc, 0.12 * FRAME_CARD_H, 2 if self.exhaustive else RUN_STEP)
+                fe.score = float(sum(sc[p] for p in fe.peaks))
+            best = max(range(4), key=lambda k: (row[k].score, -k))
+            fe = row[best]
+            if not fe.peaks:
+                continue
+            opposite = row[(best + 2) % 4]
+            hands.append(self._cards_of(blob, fe, opposite, rank, suit, feats))
+        return hands
+
+    def _window_probs(self, fe: _FrameEval, p: int, rank: np.ndarray, suit: np.ndarray,
+                      feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Card probabilities at a peak: the windows around it, weighted by their score."""
+        idx = [fe.start + q for q in range(max(0, p - 1), min(len(fe.offsets), p + 2))]
+        w = 1.0 - rank[idx, NONE]
+        probs = sum(wi * _card_probs(rank[i], suit[i]) for wi, i in zip(w, idx, strict=True))
+        probs = np.asarray(probs) / max(float(w.sum()), 1e-6)
+        return probs, feats[fe.start + p]
+
+    def _cards_of(self, blob: Blob, fe: _FrameEval, opposite: _FrameEval, rank: np.ndarray,
+                  suit: np.ndarray, feats: np.ndarray) -> Hand:
+        frame = fe.frame
+        xs = [float(fe.offsets[p]) for p in fe.peaks]
+        width = frame.width - xs[-1]
+        if not 0.5 * FRAME_CARD_H <= width <= 0.9 * FRAME_CARD_H:
+            width = 0.71 * FRAME_CARD_H
+        cards: list[CardRead] = []
+        for n, (p, x) in enumerate(zip(fe.peaks, xs, strict=True)):
+            probs, feat = self._window_probs(fe, p, rank, suit, feats)
+            if n == len(xs) - 1 and opposite.peaks and opposite.offsets[opposite.peaks[0]] < (
+                    0.1 * FRAME_CARD_H):
+                # the top card's other index, read upright in the opposite frame
+                other, _ = self._window_probs(opposite, opposite.peaks[0], rank, suit, feats)
+                probs = 0.5 * (probs + other)
+            probs = self._with_prototypes(probs, feat)
+            box = np.array([[x, 0], [x + width, 0], [x + width, FRAME_CARD_H],
+                            [x, FRAME_CARD_H]], np.float32)
+            cards.append(CardRead(probs, frame.image_points(box), feat))
+        return Hand(cards, blob.centre)
+
+    def _with_prototypes(self, probs: np.ndarray, feat: np.ndarray) -> np.ndarray:
+        """Blend in the enrolled deck: cosine similarity to each enrolled card's mean
+        embedding, as a second opinion (see ``dealer_assist.vision.enroll``)."""
+        if not self.prototypes:
+            return probs
+        names = list(self.prototypes)
+        protos = np.stack([self.prototypes[n] for n in names])
+        f = feat / (np.linalg.norm(feat) + 1e-6)
+        sims = protos @ f
+        e = np.exp((sims - sims.max()) * 30.0)
+        proto_probs = np.zeros(52)
+        for n, v in zip(names, e / e.sum(), strict=True):
+            proto_probs[DECK.index(parse_card(n))] = v
+        return np.asarray(0.5 * probs + 0.5 * proto_probs)
+
+    # -- the whole table -------------------------------------------------------------------
+    def read(self, image: np.ndarray, zones: dict[str, Any] | None = None) -> dict[str, Any]:
+        hands = self.find_cards(image)
+        confirm: list[dict[str, Any]] = []
+        hands.sort(key=lambda h: (h.centre[1], h.centre[0]))
+        assign_seats(hands, zones, confirm)
+        out_cards: list[dict[str, Any]] = []
+        out_hands: list[dict[str, Any]] = []
+        seen: dict[str, list[int]] = {}
+        for hi, hand in enumerate(hands):
+            names = []
+            confs = []
+            for c in hand.cards:
+                card, conf = c.best
+                names.append(str(card))
+                confs.append(conf)
+                seen.setdefault(str(card), []).append(hi)
+                out_cards.append({
+                    "card": str(card),
+                    "confidence": round(conf, 4),
+                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
+                    "hand": hi,
+                    "seat": hand.seat,
+                })
+                if conf < self.threshold:
+                    confirm.append({"hand": hi, "seat": hand.seat, "card": str(card),
+                                    "reason": f"low confidence {conf:.2f}",
+                                    "alternatives": c.alternatives()})
+            out_hands.append({"hand": hi, "seat": hand.seat, "cards": names,
+                              "confidence": round(min(confs), 4)})
+            if len(hand.cards) != 3:
+                confirm.append({"hand": hi, "seat": hand.seat, "card": None,
+                                "reason": f"hand has {len(hand.cards)} cards, expected 3"})
+        for name, where in seen.items():
+            if len(where) > 1:
+                confirm.append({"hand": where[0], "seat": hands[where[0]].seat, "card": name,
+                                "reason": f"{name} seen {len(where)} times (hands "
+                                          f"{', '.join(map(str, where))})"})
+        h, w = image.shape[:2]
+        return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
+                "image": {"width": w, "height": h}}
+
+
+def _fit_circle(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
+    a = np.column_stack([pts[:, 0], pts[:, 1], np.ones(len(pts))])
+    b = -(pts[:, 0] ** 2 + pts[:, 1] ** 2)
+    sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+    c = np.array([-sol[0] / 2, -sol[1] / 2])
+    r = math.sqrt(max(float(c @ c - sol[2]), 1e-9))
+    resid = float(np.sqrt(np.mean((np.linalg.norm(pts - c, axis=1) - r) ** 2)))
+    return c, r, resid
+
+
+def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
+                 confirm: list[dict[str, Any]]) -> None:
+    """Seat each hand: by the seat zones when given (``{"1": [[x, y], ...], ...,
+    "dealer": [...]}``), else by position along the table's arc."""
+    if not hands:
+        return
+    if zones:
+        polys = {k: np.asarray(v, np.float32).reshape(-1, 1, 2) for k, v in zones.items()}
+        for h in hands:
+            best: tuple[float, str] | None = None
+            for key, poly in polys.items():
+                d = cv2.pointPolygonTest(poly, h.centre, True)
+                if d >= 0 and (best is None or d > best[0]):
+                    best = (d, key)
+            if best is None:
+                h.seat = None
+                confirm.append({"hand": hands.index(h), "seat": None, "card": None,
+                                "reason": "hand is outside every seat zone"})
+            else:
+                h.seat = "dealer" if best[1] == "dealer" else int(best[1])
+        return
+    pts = np.array([h.centre for h in hands], float)
+    if len(hands) >= 4:
+        fits = []
+        for j in range(len(hands)):
+            rest = np.delete(pts, j, axis=0)
+            _, r, resid = _fit_circle(rest)
+            fits.append(resid / r)
+        dealer = int(np.argmin(fits))
+    else:
+        dealer = -1
+    players = [i for i in range(len(hands)) if i != dealer]
+    if dealer >= 0:
+        d = pts[dealer]
+        v = pts[players].mean(0) - d
+        ang = {i: math.atan2(v[0] * (pts[i] - d)[1] - v[1] * (pts[i] - d)[0],
+                             float(v @ (pts[i] - d))) for i in players}
+        players.sort(key=lambda i: ang[i])
+        hands[dealer].seat = "dealer"
+    else:
+        players.sort(key=lambda i: pts[i][0])
+    for n, i in enumerate(players):
+        hands[i].seat = n + 1
+    if len(players) != 7:
+        confirm.append({"hand": None, "seat": None, "card": None,
+                        "reason": "no seat zones: seats are numbered in order along the arc "
+                                  "and the dealer guessed; confirm the seats"})
