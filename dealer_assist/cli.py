@@ -7,7 +7,7 @@ import importlib
 import click
 
 #: Modules under dealer_assist.commands; each defines ``register(group)``.
-COMMAND_MODULES = ("settle", "analyze", "store", "web", "scan")
+COMMAND_MODULES = ("settle", "analyze", "store", "web", "scan", "report")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

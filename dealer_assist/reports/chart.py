@@ -20,10 +20,10 @@ def _nice_step(span: float, ticks: int = 5) -> float:
         return 1.0
     raw = span / ticks
     power = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
+    for m in (1.0, 2.0, 2.5, 5.0, 10.0):
         if raw <= m * power:
-            return m * power
-    return 10 * power
+            return float(m * power)
+    return float(10 * power)
 
 
 def _money_label(value: float) -> str:

@@ -162,13 +162,17 @@ def p(text: str, style: ParagraphStyle | None = None) -> Paragraph:
 
 def grid(rows: Sequence[Sequence[Any]], widths: Sequence[float], *, numeric_from: int = 1,
          total_rows: int = 0, header_rows: int = 1, zebra: bool = True,
-         extra: Sequence[tuple[Any, ...]] = (), align_right: Sequence[int] | None = None
-         ) -> Table:
+         extra: Sequence[tuple[Any, ...]] = (), align_right: Sequence[int] | None = None,
+         font_size: float | None = None) -> Table:
     """A table in the house style: bold header on a band, thin rules, right-aligned
     numbers (columns from ``numeric_from`` on, or those in ``align_right``), the last
     ``total_rows`` rows bold above a double rule. Strings become paragraphs (they wrap)."""
     st = styles()
     right = set(align_right if align_right is not None else range(numeric_from, len(widths)))
+    cell, cell_right = st.cell, st.cell_right
+    if font_size is not None:
+        cell = ParagraphStyle("cs", parent=st.cell, fontSize=font_size, leading=font_size * 1.17)
+        cell_right = ParagraphStyle("csr", parent=cell, alignment=TA_RIGHT)
     body: list[list[Any]] = []
     n = len(rows)
     for r, row in enumerate(rows):
@@ -178,10 +182,10 @@ def grid(rows: Sequence[Sequence[Any]], widths: Sequence[float], *, numeric_from
                 if r < header_rows:
                     style = st.head_right if c in right else st.head
                 elif r >= n - total_rows:
-                    style = ParagraphStyle("t", parent=st.cell_right if c in right
-                                           else st.cell, fontName=fonts().condensed_bold)
+                    style = ParagraphStyle("t", parent=cell_right if c in right
+                                           else cell, fontName=fonts().condensed_bold)
                 else:
-                    style = st.cell_right if c in right else st.cell
+                    style = cell_right if c in right else cell
                 line.append(Paragraph(value, style))
             else:
                 line.append(value)
@@ -249,9 +253,12 @@ def notice(text: str, *, alert: bool, width: float) -> Table:
     return table
 
 
-def signature_block(signers: Sequence[tuple[str, str]], width: float) -> Flowable:
+def signature_block(signers: Sequence[tuple[str, str]], width: float, *,
+                    compact: bool = False) -> Flowable:
     """Signature lines, each with the role, the printed name (or a line to print it on),
     the signature and the date; initials are not signatures, and the block says so."""
+    if compact:
+        return _signatures_side_by_side(signers, width)
     st = styles()
     label = ParagraphStyle("sigl", parent=st.small)
     role_style = ParagraphStyle("sigr", parent=st.cell, fontName=fonts().condensed_bold)
@@ -282,6 +289,40 @@ def signature_block(signers: Sequence[tuple[str, str]], width: float) -> Flowabl
     return KeepTogether([table, Spacer(1, 2), p(
         "Sign in full. Initials are not accepted as a signature. By signing you attest that "
         "you have reviewed this report against the table's records.", st.small)])
+
+
+def _signatures_side_by_side(signers: Sequence[tuple[str, str]], width: float) -> Flowable:
+    """Two signers per row (a one-page sheet): printed name, signature and date each."""
+    st = styles()
+    label = ParagraphStyle("sigl", parent=st.small)
+    role_style = ParagraphStyle("sigr", parent=st.cell, fontName=fonts().condensed_bold)
+    w = width
+    cols = [w * 0.19, w * 0.18, w * 0.1, w * 0.06, w * 0.19, w * 0.18, w * 0.1]
+    rows: list[list[Any]] = []
+    commands: list[tuple[Any, ...]] = [("VALIGN", (0, 0), (-1, -1), "BOTTOM"),
+                                       ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                                       ("RIGHTPADDING", (0, 0), (-1, -1), 8)]
+    for i in range(0, len(signers), 2):
+        pair = list(signers[i:i + 2])
+        r = len(rows)
+        role_row: list[Any] = [""] * 7
+        name_row: list[Any] = [""] * 7
+        label_row: list[Any] = [""] * 7
+        for k, (role, name) in enumerate(pair):
+            c = 4 * k
+            role_row[c] = Paragraph(esc(role), role_style)
+            name_row[c] = Paragraph(esc(name), st.body)
+            label_row[c:c + 3] = [Paragraph("Printed name", label),
+                                  Paragraph("Signature", label), Paragraph("Date", label)]
+            commands += [("LINEBELOW", (c + j, r + 1), (c + j, r + 1), 0.7, INK)
+                         for j in range(3)]
+            commands.append(("SPAN", (c, r), (c + 2, r)))
+        rows += [role_row, name_row, label_row]
+    heights = [16, 26, 12] * (len(rows) // 3)
+    table = Table(rows, colWidths=cols, rowHeights=heights, hAlign="LEFT")
+    table.setStyle(TableStyle(commands))
+    return KeepTogether([table, Spacer(1, 2), p(
+        "Sign in full. Initials are not accepted as a signature.", st.small)])
 
 
 # --------------------------------------------------------------------------- the page frame
