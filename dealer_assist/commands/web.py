@@ -99,8 +99,10 @@ def register(group: click.Group) -> None:
     @click.option("--host", default="127.0.0.1", show_default=True,
                   help="Address to listen on (0.0.0.0 for every interface).")
     @click.option("--port", default=8000, show_default=True, type=int)
-    @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 64))
-    @click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64))
+    @click.option("--workers", default=None, type=click.IntRange(1, 64),
+                  help="Worker processes (default: 1 on SQLite, whose one writer the threads "
+                       "of a process share in order; 2 on PostgreSQL).")
+    @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64))
     @click.option("--database-url", envvar="DATABASE_URL", default=None, metavar="URL",
                   help="SQLAlchemy URL (default: $DATABASE_URL, else the instance folder's "
                        "SQLite file).")
@@ -109,7 +111,7 @@ def register(group: click.Group) -> None:
                        "default ./instance.")
     @click.option("--insecure-cookies", is_flag=True,
                   help="Send the sign-in cookie over plain HTTP too (closed networks only).")
-    def serve(host: str, port: int, workers: int, threads: int, database_url: str | None,
+    def serve(host: str, port: int, workers: int | None, threads: int, database_url: str | None,
               instance: str | None, insecure_cookies: bool) -> None:
         """Serve the dealer screens and the API with gunicorn."""
         from dealer_assist.store import db
@@ -124,6 +126,8 @@ def register(group: click.Group) -> None:
         elif host in ("127.0.0.1", "localhost"):
             click.echo("note: cookies are Secure (HTTPS only); browse over TLS, or pass "
                        "--insecure-cookies for plain http://", err=True)
+        if workers is None:
+            workers = 1 if url.startswith("sqlite") else 2
         run_gunicorn(config, host, port, workers, threads)
 
     @group.command()

@@ -48,10 +48,9 @@ def preview(table: TableInfo, data: object) -> dict[str, Any]:
 
 
 def log(table: TableInfo, data: object, user: UserInfo, key: str | None) -> LoggedRoundInfo:
-    body = round_body(data)
-    # Validate through the domain first, so a bad round never reaches the log.
-    settle_json(body, table.rules, table.seats)
-    return get_backend().log_round(table.name, body, user, key)
+    # The log validates and settles through the domain itself (DomainError names the field)
+    # and writes nothing for a bad round.
+    return get_backend().log_round(table.name, round_body(data), user, key)
 
 
 def logged_json(table: TableInfo, logged: LoggedRoundInfo) -> dict[str, Any]:

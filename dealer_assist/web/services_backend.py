@@ -7,8 +7,10 @@ errors pass through (the web shows their message next to the field).
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -69,6 +71,14 @@ class ServicesBackend:
         self.denominations = denominations
         self.default_threshold = default_threshold
         self.owns_engine = owns_engine
+        # SQLite has one writer. Threads of this process queue for it on a lock, in order,
+        # instead of in SQLite's busy handler, which sleeps in growing steps (long tails).
+        self._write_lock: AbstractContextManager[Any] = (
+            threading.Lock() if engine.dialect.name == "sqlite" else nullcontext())
+        # Table settings change seldom; the hot path (log a round) reads them for the pay
+        # plan only (log_round reads the table itself), so they are kept a moment.
+        self._table_cache: dict[str, tuple[float, TableInfo]] = {}
+        self.table_cache_seconds = 2.0
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> ServicesBackend:
@@ -100,7 +110,8 @@ class ServicesBackend:
         def run(s: orm.Session) -> UserInfo | None:
             user = services.authenticate(s, name, password)
             return None if user is None else user_info(user)
-        return self._run(run)
+        with self._write_lock:
+            return self._run(run)
 
     def load_user(self, user_id: int) -> UserInfo | None:
         def run(s: orm.Session) -> UserInfo | None:
@@ -141,9 +152,15 @@ class ServicesBackend:
         return self._run(run)
 
     def table(self, name: str) -> TableInfo:
+        cached = self._table_cache.get(name)
+        if cached is not None and time.monotonic() - cached[0] < self.table_cache_seconds:
+            return cached[1]
+
         def run(s: orm.Session) -> TableInfo:
             return self._table_info(services.get_table(s, name), self._threshold(s))
-        return self._run(run)
+        info = self._run(run)
+        self._table_cache[name] = (time.monotonic(), info)
+        return info
 
     def current_shift(self, table: str) -> ShiftInfo | None:
         def run(s: orm.Session) -> ShiftInfo | None:
@@ -155,12 +172,14 @@ class ServicesBackend:
         return self._run(lambda s: shift_info(services.get_shift(s, shift_id)))
 
     def open_shift(self, table: str, user: UserInfo) -> ShiftInfo:
-        return self._run(lambda s: shift_info(services.open_shift(s, table=table,
-                                                                  user=user.name)))
+        with self._write_lock:
+            return self._run(lambda s: shift_info(services.open_shift(s, table=table,
+                                                                      user=user.name)))
 
     def close_shift(self, table: str, user: UserInfo) -> ShiftInfo:
-        return self._run(lambda s: shift_info(services.close_shift(s, table=table,
-                                                                   user=user.name)))
+        with self._write_lock:
+            return self._run(lambda s: shift_info(services.close_shift(s, table=table,
+                                                                       user=user.name)))
 
     # ---- rounds ----------------------------------------------------------------------
 
@@ -171,7 +190,8 @@ class ServicesBackend:
                                         user=user.name, idempotency_key=idempotency_key)
             return LoggedRoundInfo(round_id=logged.round_id, serial=logged.serial,
                                    settlement=logged.settlement_json, replayed=logged.replayed)
-        return self._run(run)
+        with self._write_lock:
+            return self._run(run)
 
     def get_round(self, round_id: int) -> RoundInfo:
         return self._run(lambda s: round_info(services.get_round(s, round_id)))
