@@ -153,7 +153,7 @@ def open_shift(table: str) -> tuple[Response, int]:
 
 @bp.post("/shifts/<int:shift_id>/close")
 @token_required("close_shift")
-def close_shift(shift_id: int) -> Response:
+def close_shift(shift_id: int) -> Response | tuple[Response, int]:
     backend = get_backend()
     shift = backend.get_shift(shift_id)
     if shift.closed_at is not None:

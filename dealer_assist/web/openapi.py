@@ -113,6 +113,18 @@ SCHEMAS: dict[str, Any] = {
             "settlement": _ref("Settlement"),
             "events": {"type": "array", "items": {"type": "object"}}},
     },
+    "RoundSummary": {
+        "type": "object",
+        "required": ["round_id", "table", "serial", "total", "status"],
+        "properties": {
+            "round_id": {"type": "integer"}, "table": {"type": "string"},
+            "serial": {"type": "integer"}, "shift_id": {"type": ["integer", "null"]},
+            "entered_by": {"type": "string"}, "entered_at": {"type": "string"},
+            "dealer_cards": {"type": "array", "items": _CARD},
+            "seats": {"type": "integer", "description": "seats with a bet"},
+            "total": {"type": "integer", "description": "players' net in cents"},
+            "status": {"enum": ["settled", "voided", "corrected", "misdeal"]}},
+    },
     "Shift": {
         "type": "object", "required": ["id", "table", "open"],
         "properties": {
@@ -159,12 +171,13 @@ PATHS: dict[str, Any] = {
             _query("shift_id", {"type": "integer", "minimum": 1}, "shift"),
             _query("seat", {"type": "integer", "minimum": 1, "maximum": 7},
                    "rounds where this seat had a bet"),
-            _query("since", {"type": "string", "format": "date-time"}, "entered at or after"),
+            _query("since", {"type": "string", "format": "date-time"},
+                   "entered at or after (ISO 8601; UTC when no offset is given)"),
             _query("until", {"type": "string", "format": "date-time"}, "entered before"),
             _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "default 50"),
             _query("offset", {"type": "integer", "minimum": 0}, "default 0")],
         "responses": {"200": _json({"type": "object", "properties": {
-            "rounds": {"type": "array", "items": _ref("RoundRecord")},
+            "rounds": {"type": "array", "items": _ref("RoundSummary")},
             "count": {"type": "integer"}, "limit": {"type": "integer"},
             "offset": {"type": "integer"}}}, "The rounds"), **_errors(400, 401, 403)}}},
     "/tables/{table}/shifts": {"post": {

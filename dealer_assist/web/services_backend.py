@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, orm
@@ -197,7 +197,7 @@ class ServicesBackend:
         return self._run(lambda s: round_info(services.get_round(s, round_id)))
 
     def list_rounds(self, filters: RoundFilters) -> list[RoundSummaryInfo]:
-        def run(s: orm.Session) -> list[RoundInfo]:
+        def run(s: orm.Session) -> list[RoundSummaryInfo]:
             kwargs: dict[str, Any] = {"limit": filters.limit, "offset": filters.offset}
             for key in ("table", "shift_id", "seat"):
                 if getattr(filters, key) is not None:
@@ -205,7 +205,8 @@ class ServicesBackend:
             for key in ("since", "until"):
                 raw = getattr(filters, key)
                 if raw is not None:
-                    kwargs[key] = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+                    when = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+                    kwargs[key] = when if when.tzinfo else when.replace(tzinfo=UTC)
             return [summary_info(r) for r in services.list_rounds(s, **kwargs)]
         return self._run(run)
 

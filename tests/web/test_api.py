@@ -111,6 +111,11 @@ def test_log_round_and_read_it_back(store_client: FlaskClient, floor: Floor) -> 
     window = call(store_client, "GET", "/rounds?since=2000-01-01T00:00:00Z"
                   "&until=2999-01-01T00:00:00Z", floor.tokens["auditor"]).json
     assert window["count"] == 2
+    naive = call(store_client, "GET", "/rounds?since=2000-01-01T00:00", floor.tokens["auditor"])
+    assert naive.json["count"] == 2
+    assert set(listed["rounds"][0]) >= set(
+        store_client.get("/api/v1/openapi.json").json["components"]["schemas"]["RoundSummary"]
+        ["required"])
 
 
 def test_same_key_other_round_is_a_conflict(store_client: FlaskClient, floor: Floor) -> None:
