@@ -96,5 +96,9 @@ def test_missing_rules_file_exit_2(cli: click.Group, tmp_path: Path) -> None:
 def test_registered_in_the_main_command() -> None:
     from dealer_assist import cli as main_cli
 
+    import click
+
     assert "analyze" in main_cli.COMMAND_MODULES
-    assert "analyze" in main_cli.main.commands
+    with click.Context(main_cli.main) as ctx:
+        assert "analyze" in main_cli.main.list_commands(ctx)
+        assert main_cli.main.get_command(ctx, "analyze") is not None
