@@ -255,3 +255,35 @@ def test_double_tap_on_confirm_logs_once(page: Any, live_server: LiveServer) -> 
     page.wait_for_selector("#result", state="hidden")
     page.goto(live_server.url + "/dealer/TCP-1/history")
     assert page.locator("tr[data-serial]").count() == 1
+
+
+def test_touch_targets_and_same_as_last_round(page: Any, live_server: LiveServer) -> None:
+    sign_in(page, live_server, "sam")
+    open_shift(page, live_server)
+    small = page.evaluate("""Array.from(document.querySelectorAll(
+            '#entry button, #entry input, .decision button'))
+        .map(e => [e.dataset.testid || e.id || e.textContent.trim(),
+                   e.getBoundingClientRect().width, e.getBoundingClientRect().height])
+        .filter(([, w, h]) => w < 44 || h < 44)""")
+    assert small == [], f"touch targets under 44 px: {small}"
+    # Everything fits the tablet screen without scrolling.
+    assert page.evaluate("document.documentElement.scrollHeight") <= 768
+    page.fill("[data-testid=stake-1-ante]", "25")
+    page.fill("[data-testid=stake-2-ante]", "10")
+    page.fill("#cards-dealer", "qh 8c 3d")
+    page.fill("#cards-1", "ks 7h 2c")
+    page.fill("#cards-2", "5c 5d 9h")
+    page.tap("[data-testid=decision-1] [data-decide=play]")
+    page.tap("[data-testid=decision-2] [data-decide=fold]")
+    page.tap("[data-testid=settle]")
+    page.wait_for_selector("#result:not([hidden])")
+    page.tap("[data-testid=confirm]")
+    page.wait_for_selector("#result", state="hidden")
+    page.fill("[data-testid=stake-1-ante]", "100")
+    page.fill("[data-testid=stake-2-ante]", "")
+    page.tap("[data-testid=same-as-last]")
+    assert page.input_value("[data-testid=stake-1-ante]") == "25"
+    assert page.input_value("[data-testid=stake-2-ante]") == "10"
+    # A reload keeps "same as last round": the server sends the last logged stakes.
+    page.reload()
+    assert page.input_value("[data-testid=stake-2-ante]") == "10"

@@ -6,8 +6,10 @@ tests marked ``store`` run the same app on the real hand log (SQLite in a tempor
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,11 +109,11 @@ class Floor:
     tokens: dict[str, str]
 
 
-def build_floor(folder: Path) -> Floor:
+def build_floor(folder: Path, url: str | None = None) -> Floor:
     from dealer_assist import services
     from dealer_assist.store import db
 
-    url = db.default_sqlite_url(folder)
+    url = url or db.default_sqlite_url(folder)
     db.upgrade(url)
     engine = db.make_engine(url)
     tokens: dict[str, str] = {}
@@ -128,6 +130,10 @@ def build_floor(folder: Path) -> Floor:
     return Floor(url, tokens)
 
 
+PG_URL = os.environ.get("DATABASE_URL_POSTGRES")
+ENGINES = ["sqlite", *(["postgresql"] if PG_URL else [])]
+
+
 @pytest.fixture(scope="session")
 def floor_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Floor]:
     """Built once (migrations and password hashing are slow); each test gets a copy."""
@@ -135,13 +141,38 @@ def floor_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Floo
     return folder, build_floor(folder)
 
 
-@pytest.fixture
-def floor(floor_template: tuple[Path, Floor], tmp_path: Path) -> Floor:
+@pytest.fixture(params=ENGINES)
+def floor(request: pytest.FixtureRequest, floor_template: tuple[Path, Floor],
+          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Floor]:
+    """The floor on SQLite (a copy of the template) and, when DATABASE_URL_POSTGRES is set,
+    on PostgreSQL in a fresh schema dropped afterwards."""
     from dealer_assist.store import db
 
-    folder, template = floor_template
-    shutil.copy(folder / db.SQLITE_FILE, tmp_path / db.SQLITE_FILE)
-    return Floor(db.default_sqlite_url(tmp_path), template.tokens)
+    if request.param == "sqlite":
+        folder, template = floor_template
+        shutil.copy(folder / db.SQLITE_FILE, tmp_path / db.SQLITE_FILE)
+        yield Floor(db.default_sqlite_url(tmp_path), template.tokens)
+        return
+    import sqlalchemy as sa
+    from argon2 import PasswordHasher
+
+    from dealer_assist.services import admin
+
+    cheap = PasswordHasher(time_cost=1, memory_cost=64, parallelism=1)
+    monkeypatch.setattr(admin, "_hasher", cheap)
+    monkeypatch.setattr(admin, "_DUMMY_HASH", cheap.hash("x"))
+    schema = f"da_web_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}_{uuid.uuid4().hex[:8]}"
+    root = db.make_engine(PG_URL or "")
+    with root.begin() as conn:
+        conn.exec_driver_sql(f'CREATE SCHEMA "{schema}"')
+    url = sa.engine.make_url(PG_URL or "").update_query_dict(
+        {"options": f"-csearch_path={schema}"}).render_as_string(hide_password=False)
+    try:
+        yield build_floor(tmp_path, url)
+    finally:
+        with root.begin() as conn:
+            conn.exec_driver_sql(f'DROP SCHEMA "{schema}" CASCADE')
+        root.dispose()
 
 
 @pytest.fixture
