@@ -8,6 +8,7 @@ binary file. Every money figure is printed from integer cents.
 
 from __future__ import annotations
 
+import os
 from datetime import date, datetime, time
 from typing import BinaryIO
 
@@ -16,7 +17,7 @@ from sqlalchemy import orm
 from dealer_assist.services import reporting
 
 
-def shift_report(session: orm.Session, shift_id: int, out: str | BinaryIO, *,
+def shift_report(session: orm.Session, shift_id: int, out: str | os.PathLike[str] | BinaryIO, *,
                  verify: bool = True, auditor: str | None = None, drop: int | None = None,
                  large_win_threshold: int | None = None,
                  generated: datetime | None = None) -> reporting.ShiftFigures:
@@ -29,7 +30,7 @@ def shift_report(session: orm.Session, shift_id: int, out: str | BinaryIO, *,
     return fig
 
 
-def day_report(session: orm.Session, day: date, out: str | BinaryIO, *,
+def day_report(session: orm.Session, day: date, out: str | os.PathLike[str] | BinaryIO, *,
                day_start: time = time(0), shift_hours: int | None = None,
                shift_starts: list[time] | None = None, verify: bool = True,
                auditor: str | None = None, large_win_threshold: int | None = None,
@@ -44,7 +45,7 @@ def day_report(session: orm.Session, day: date, out: str | BinaryIO, *,
     return figures
 
 
-def dispute_sheet(session: orm.Session, round_id: int, out: str | BinaryIO, *,
+def dispute_sheet(session: orm.Session, round_id: int, out: str | os.PathLike[str] | BinaryIO, *,
                   generated: datetime | None = None) -> None:
     """Write the one-page dispute sheet reconstructing round ``round_id``."""
     from .dispute import write_dispute_sheet

@@ -3,6 +3,7 @@ notable events (landscape)."""
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from typing import Any, BinaryIO
 
@@ -76,7 +77,7 @@ def _rows(figures: DayFigures, edges: Edges, tz: str) -> tuple[list[list[str]], 
                 fig.total, edges, counts=f"{fig.voided} / {fig.corrected} / {fig.misdeals}",
                 difference=_difference(fig)))
             if fig.no_activity:
-                rows[-1][5] = "0 (no activity)"
+                rows[-1][6] = "no activity"
             table_line.merge(fig.total)
             voids, corr, mis = voids + fig.voided, corr + fig.corrected, mis + fig.misdeals
             d = fig.inventory_difference()
@@ -159,7 +160,7 @@ def day_story(figures: DayFigures, info: Casino, edges: Edges, *, generated: dat
     diffs = [d for f in figures.shifts if (d := f.inventory_difference()) is not None]
     rows.append(_line(["Floor total", "", "", "", ""], t, edges, counts=counts,
                       difference=money(sum(diffs)) if diffs else "—"))
-    widths = [0.07, 0.045, 0.075, 0.075, 0.065, 0.05, 0.07, 0.075, 0.075, 0.075, 0.07, 0.05,
+    widths = [0.065, 0.04, 0.075, 0.075, 0.075, 0.05, 0.065, 0.075, 0.075, 0.075, 0.07, 0.06,
               0.075, 0.075]
     extra = [("LINEABOVE", (0, r), (-1, r), 0.4, styles().head.textColor) for r in subtotals]
     story += [p("Tables and shifts", st.h2),
@@ -170,7 +171,7 @@ def day_story(figures: DayFigures, info: Casino, edges: Edges, *, generated: dat
                 "logged: closing − opening + credits − fills (no drop is recorded) minus the "
                 "logged house win; non-zero in red.", st.small)]
     bet_rows: list[list[Any]] = [BET_HEADER, *_bet_rows(t, edges)]
-    bw = [w * x for x in (0.18, 0.07, 0.11, 0.11, 0.11, 0.11, 0.07, 0.12, 0.12)]
+    bw = [w * x for x in (0.18, 0.07, 0.11, 0.11, 0.11, 0.11, 0.07, 0.12, 0.12)]  # landscape
     story += [CondPageBreak(1.8 * inch), p("Floor by bet", st.h2), grid(bet_rows, bw,
                                                                          total_rows=1)]
     events = _events(figures, tz)
@@ -197,7 +198,7 @@ def day_story(figures: DayFigures, info: Casino, edges: Edges, *, generated: dat
     return story
 
 
-def write_day_report(figures: DayFigures, info: Casino, edges: Edges, out: str | BinaryIO, *,
+def write_day_report(figures: DayFigures, info: Casino, edges: Edges, out: str | os.PathLike[str] | BinaryIO, *,
                      auditor: str | None = None, generated: datetime | None = None) -> None:
     generated = generated or utcnow()
     story = day_story(figures, info, edges, generated=generated, auditor=auditor)

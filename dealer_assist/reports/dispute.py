@@ -4,6 +4,7 @@ its void or correction, and its audit trail."""
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from typing import Any, BinaryIO
 
@@ -118,7 +119,7 @@ def dispute_story(session: orm.Session, round_id: int, generated: datetime
     extra: list[tuple[Any, ...]] = [("LINEABOVE", (0, r_), (-1, r_), 0.5,
                                       styles().head.textColor) for r_ in seat_rows[1:]]
     extra += [("TOPPADDING", (0, 1), (-1, -1), 1), ("BOTTOMPADDING", (0, 1), (-1, -1), 1)]
-    table = grid(rows, [w * x for x in (0.05, 0.1, 0.12, 0.05, 0.09, 0.12, 0.13, 0.26, 0.08)],
+    table = grid(rows, [w * x for x in (0.05, 0.1, 0.12, 0.05, 0.09, 0.12, 0.13, 0.24, 0.1)],
                  numeric_from=99, align_right=[5, 6, 8], zebra=False, extra=extra,
                  font_size=7.2)
     story.append(table)
@@ -155,7 +156,7 @@ def dispute_story(session: orm.Session, round_id: int, generated: datetime
     return story, info.name, right, tz
 
 
-def write_dispute_sheet(session: orm.Session, round_id: int, out: str | BinaryIO, *,
+def write_dispute_sheet(session: orm.Session, round_id: int, out: str | os.PathLike[str] | BinaryIO, *,
                         generated: datetime | None = None) -> None:
     generated = generated or utcnow()
     story, name, right, tz = dispute_story(session, round_id, generated)

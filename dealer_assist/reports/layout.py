@@ -392,6 +392,8 @@ def build(out: Any, story: list[Flowable], frame: Frame_, *, wide: bool = False,
     binary file)."""
     page_size = landscape(letter) if wide else letter
     margin = 0.6 * inch
+    if isinstance(out, os.PathLike):
+        out = os.fspath(out)
     doc = BaseDocTemplate(out, pagesize=page_size, leftMargin=margin, rightMargin=margin,
                           topMargin=0.75 * inch, bottomMargin=0.75 * inch, title=title,
                           author=author, creator="dealer-assist reports (reportlab)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any, BinaryIO
@@ -139,7 +140,7 @@ def _edges_table(fig: ShiftFigures, edges: Edges) -> list[Any]:
                          _pct4(pub), _fraction(pub), _pct4(used) + note, _fraction(used),
                          f"{edge.as_played[bet].std_dev:.4f}"])
     w = content_width()
-    table = grid(rows, [w * 0.2, w * 0.2, w * 0.11, w * 0.13, w * 0.12, w * 0.13, w * 0.11],
+    table = grid(rows, [w * 0.19, w * 0.19, w * 0.1, w * 0.155, w * 0.1, w * 0.155, w * 0.1],
                  numeric_from=2)
     return [p("Rule set and exact house edges", st.h2), table, Spacer(1, 3), p(
         "House edge per unit staked (ante/play: per unit ante, optimal play). "
@@ -170,7 +171,7 @@ BET_HEADER = ["Bet", "Bets", "Handle", "Paid to players", "Collected", "House wi
 def _bets_table(fig: ShiftFigures, edges: Edges, currency: str) -> list[Any]:
     st = styles()
     w = content_width()
-    widths = [w * 0.18, w * 0.07, w * 0.11, w * 0.11, w * 0.11, w * 0.11, w * 0.07, w * 0.12,
+    widths = [w * 0.17, w * 0.06, w * 0.11, w * 0.11, w * 0.11, w * 0.11, w * 0.09, w * 0.12,
               w * 0.12]
     rows: list[list[Any]] = [BET_HEADER, *_bet_rows(fig.total, edges)]
     counts = [["Rounds logged", "Settled (counted)", "Voided", "Corrected", "Misdeals",
@@ -213,7 +214,7 @@ def _dealers_table(fig: ShiftFigures, edges: Edges) -> list[Any]:
     rows.append(["Total", f"{t.rounds:,}", f"{t.seats:,}", money(t.handle), money(t.paid),
                  money(t.collected), money(t.house_win), format_percent(t.hold),
                  money(to_cents(total_theoretical(t, edges)))])
-    widths = [w * 0.2, w * 0.07, w * 0.07, w * 0.12, w * 0.11, w * 0.11, w * 0.11, w * 0.08,
+    widths = [w * 0.19, w * 0.07, w * 0.07, w * 0.12, w * 0.11, w * 0.11, w * 0.11, w * 0.09,
               w * 0.13]
     return [p("By dealer", st.h2), grid(rows, widths, total_rows=1)]
 
@@ -365,7 +366,7 @@ def shift_story(fig: ShiftFigures, info: Casino, edges: Edges, *, generated: dat
     return story
 
 
-def write_shift_report(fig: ShiftFigures, info: Casino, edges: Edges, out: str | BinaryIO,
+def write_shift_report(fig: ShiftFigures, info: Casino, edges: Edges, out: str | os.PathLike[str] | BinaryIO,
                        *, auditor: str | None = None, drop: int | None = None,
                        generated: datetime | None = None) -> None:
     """Write the shift report PDF to ``out`` (a path or a binary file)."""
