@@ -13,7 +13,7 @@ from typing import Any
 from flask import Flask, redirect, url_for
 from werkzeug.wrappers import Response
 
-from . import api, auth, backend, dealer, errors, security
+from . import api, auth, backend, dealer, errors, reports, security
 from .config import CONFIGS, Config, from_environment
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -76,6 +76,7 @@ def create_app(config: Mapping[str, Any] | type[Config] | str | None = None, *,
     auth.init_app(app)
     dealer.init_app(app)
     api.init_app(app)
+    reports.init_app(app)
 
     @app.get("/")
     def index() -> Response:

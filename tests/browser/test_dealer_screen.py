@@ -287,3 +287,24 @@ def test_touch_targets_and_same_as_last_round(page: Any, live_server: LiveServer
     # A reload keeps "same as last round": the server sends the last logged stakes.
     page.reload()
     assert page.input_value("[data-testid=stake-2-ante]") == "10"
+
+
+def test_large_payout_is_flagged_with_chips(page: Any, live_server: LiveServer) -> None:
+    """RULES.md §6 "every bet at once": $5,285 to pay, over the $5,000 threshold."""
+    sign_in(page, live_server, "sam")
+    open_shift(page, live_server)
+    for key, amount in (("ante", "10"), ("pair_plus", "5"), ("six_card", "5"), ("prime", "5")):
+        page.fill(f"[data-testid=stake-4-{key}]", amount)
+    page.fill("#cards-dealer", "kh ah 2c")
+    page.fill("#cards-4", "10h jh qh")
+    page.tap("[data-testid=decision-4] [data-decide=play]")
+    page.tap("[data-testid=settle]")
+    page.wait_for_selector("#result:not([hidden])")
+    seat = page.locator(".seat-result[data-seat='4']")
+    expect(seat.locator(".net")).to_have_text("Net +$5,285")
+    expect(seat.locator(".flag")).to_contain_text("call a supervisor")
+    chips = page.inner_text("[data-testid=chips-4]")
+    assert chips.split() == ["1", "×", "$5,000", "2", "×", "$100", "3", "×", "$25", "2",
+                             "×", "$5"]
+    assert "flagged" in (page.get_attribute(".pill[data-seat='4']", "class") or "")
+    shot(page, "13-large-payout-flagged")

@@ -492,7 +492,20 @@
     let take = 0;
     for (const p of data.pay_plan) { pay += p.pay; take += p.collect; }
     $("#result-totals").textContent =
-      `Pay ${money(pay)} · Collect ${money(take)} · House ${money(-s.total, true)}`;
+      `Pay ${money(pay)} · Collect ${money(take)} · Players net ${money(s.total, true)}`;
+    // One line with every seat, so nothing to pay is below the fold.
+    const strip = $("#result-strip");
+    strip.replaceChildren();
+    for (const p of data.pay_plan) {
+      const pill = el("span", "pill" + (p.flagged ? " flagged" : "") +
+                      (p.net > 0 ? " pos" : p.net < 0 ? " neg" : ""));
+      pill.dataset.seat = p.seat;
+      pill.append(el("strong", "", `S${p.seat} `));
+      pill.append(p.pay ? `Pay ${money(p.pay)}` : p.collect ? `Collect ${money(p.collect)}`
+                  : "Push");
+      if (p.pay && p.collect) pill.append(el("small", "", ` / collect ${money(p.collect)}`));
+      strip.append(pill);
+    }
     const list = $("#result-seats");
     list.replaceChildren();
     for (const seat of s.seats) {
