@@ -94,9 +94,9 @@ def test_missing_rules_file_exit_2(cli: click.Group, tmp_path: Path) -> None:
 
 
 def test_registered_in_the_main_command() -> None:
-    from dealer_assist import cli as main_cli
-
     import click
+
+    from dealer_assist import cli as main_cli
 
     assert "analyze" in main_cli.COMMAND_MODULES
     with click.Context(main_cli.main) as ctx:
