@@ -435,8 +435,14 @@ _NET_INDEX = {"ante": 17, "play": 18, "ante_bonus": 19, "pair_plus": 20, "six_ca
               "prime": 22}
 
 
+#: Per bet in an accumulator: bets, handle, paid, collected, edge stakes, sum of squared
+#: stakes, cross products of one round's stakes (see shift_math.VarianceTerms).
+_FIELDS = 7
+
+
 class _Accumulator:
-    """Adds up the streamed rows of many shifts at once (one :class:`ShiftFigures` each)."""
+    """Adds up the streamed rows of many shifts at once into flat integer sums per
+    (shift, dealer, rule-set version), turned into :class:`ShiftFigures` lines at the end."""
 
     def __init__(self, session: orm.Session, figures: dict[int, ShiftFigures], edges: Edges,
                  users: dict[int, str], *, chart: bool) -> None:
@@ -447,6 +453,8 @@ class _Accumulator:
         self.chart = chart
         self.thinners = {sid: _Thinner(f.series, MAX_CHART_POINTS) for sid, f in figures.items()}
         self.cum: dict[int, tuple[float, float]] = {}
+        self.sums: dict[tuple[int, str, int], list[int]] = {}
+        self.rates: dict[int, tuple[float, float, float, float]] = {}
 
     def run(self, rows: Iterable[Sequence[Any]], events: dict[int, RoundEvent],
             replaces: dict[int, tuple[int, int]],
@@ -464,6 +472,26 @@ class _Accumulator:
             self._round(current, events, replaces, replacement_info)
         for thinner in self.thinners.values():
             thinner.finish()
+        self._finish()
+
+    def _finish(self) -> None:
+        for (shift_id, dealer, version), acc in self.sums.items():
+            fig = self.figures[shift_id]
+            line = MoneyLine()
+            line.rounds, line.seats = acc[0], acc[1]
+            for k, bet in enumerate(BETS):
+                o = 2 + _FIELDS * k
+                b = line.bets[bet]
+                b.bets, b.handle, b.paid, b.collected = acc[o], acc[o + 1], acc[o + 2], \
+                    acc[o + 3]
+                if acc[o]:
+                    b.edge_stakes[version] = acc[o + 4]
+                    b.variance_terms[version] = VarianceTerms(acc[o + 5], acc[o + 6], acc[o])
+            fig.total.merge(line)
+            per_dealer = fig.per_dealer.get(dealer)
+            if per_dealer is None:
+                per_dealer = fig.per_dealer[dealer] = MoneyLine()
+            per_dealer.merge(line)
 
     def _round(self, rows: list[Sequence[Any]], events: dict[int, RoundEvent],
                replaces: dict[int, tuple[int, int]],
@@ -478,9 +506,9 @@ class _Accumulator:
         fig.last_round_at = at
         if version_id not in fig.version_ids:
             fig.version_ids.append(version_id)
-        ev = events.get(round_id)
         if round_id in replaces:
             fig.replacements += 1
+        ev = events.get(round_id)
         if ev is not None:
             if ev.kind == "void":
                 fig.voided += 1
@@ -500,62 +528,90 @@ class _Accumulator:
             return
         fig.settled += 1
         dealer = self.users.get(entered_by_id, f"user {entered_by_id}")
-        per_dealer = fig.per_dealer.get(dealer)
-        if per_dealer is None:
-            per_dealer = fig.per_dealer[dealer] = MoneyLine()
-        round_line = MoneyLine()
-        round_line.rounds = 1
-        stakes: dict[str, list[int]] = {b: [] for b in BETS}
+        key = (shift_id, dealer, version_id)
+        acc = self.sums.get(key)
+        if acc is None:
+            acc = self.sums[key] = [0] * (2 + _FIELDS * len(BETS))
+        acc[0] += 1
+        win = 0
+        # Per bet this round: sum of stakes and sum of squared stakes.
+        s0 = q0 = s1 = q1 = s2 = q2 = s3 = q3 = 0
+        threshold = fig.threshold
         for row in rows:
             if row[10] is None:  # a round without seats (never logged so; be safe)
                 continue
-            round_line.seats += 1
-            ante, play, pp, six, prime = row[12], row[13], row[14], row[15], row[16]
+            acc[1] += 1
             payout = 0
+            ante = row[12]
             if ante:
-                line = round_line.bets["ante_play"]
-                line.bets += 1
-                line.handle += ante * 2 if play else ante
-                stakes["ante_play"].append(ante)
+                acc[2] += 1
+                acc[3] += ante + ante if row[13] else ante
+                s0 += ante
+                q0 += ante * ante
                 for net in (row[17], row[18], row[19]):
                     if net > 0:
-                        line.paid += net
+                        acc[4] += net
                         payout += net
-                    else:
-                        line.collected -= net
-            for bet, stake, net in (("pair_plus", pp, row[20]), ("six_card", six, row[21]),
-                                    ("prime", prime, row[22])):
-                if stake:
-                    line = round_line.bets[bet]
-                    line.bets += 1
-                    line.handle += stake
-                    stakes[bet].append(stake)
-                    if net > 0:
-                        line.paid += net
-                        payout += net
-                    else:
-                        line.collected -= net
-            if payout > fig.threshold:
+                    elif net < 0:
+                        acc[5] -= net
+            stake = row[14]
+            if stake:
+                acc[9] += 1
+                acc[10] += stake
+                s1 += stake
+                q1 += stake * stake
+                net = row[20]
+                if net > 0:
+                    acc[11] += net
+                    payout += net
+                elif net < 0:
+                    acc[12] -= net
+            stake = row[15]
+            if stake:
+                acc[16] += 1
+                acc[17] += stake
+                s2 += stake
+                q2 += stake * stake
+                net = row[21]
+                if net > 0:
+                    acc[18] += net
+                    payout += net
+                elif net < 0:
+                    acc[19] -= net
+            stake = row[16]
+            if stake:
+                acc[23] += 1
+                acc[24] += stake
+                s3 += stake
+                q3 += stake * stake
+                net = row[22]
+                if net > 0:
+                    acc[25] += net
+                    payout += net
+                elif net < 0:
+                    acc[26] -= net
+            win -= row[17] + row[18] + row[19] + row[20] + row[21] + row[22]
+            if payout > threshold:
                 fig.large_wins.append(LargeWin(
                     round_id, serial, at, row[10], row[11], head[8], payout,
                     tuple((k, row[i]) for k, i in _NET_INDEX.items() if row[i]), dealer))
-        for bet in BETS:
-            line = round_line.bets[bet]
-            if stakes[bet]:
-                line.edge_stakes[version_id] = sum(stakes[bet])
-                terms = VarianceTerms()
-                terms.add_round(stakes[bet])
-                line.variance_terms[version_id] = terms
-        fig.total.merge(round_line)
-        per_dealer.merge(round_line)
+        for o, total_stake, squares in ((2, s0, q0), (9, s1, q1), (16, s2, q2), (23, s3, q3)):
+            acc[o + 4] += total_stake
+            acc[o + 5] += squares
+            acc[o + 6] += total_stake * total_stake - squares
         if self.chart:
-            edge = self.edges[version_id]
-            theo = sum(float(edge.house_edge(b)) * s for b in BETS for s in stakes[b])
-            win, cum_theo = self.cum.get(shift_id, (0.0, 0.0))
-            win += round_line.house_win
+            rates = self.rates.get(version_id)
+            if rates is None:
+                edge = self.edges[version_id]
+                r = [float(edge.house_edge(b)) for b in BETS]
+                rates = self.rates[version_id] = (r[0], r[1], r[2], r[3])
+            theo = rates[0] * s0 + rates[1] * s1 + rates[2] * s2 + rates[3] * s3
+            cum_win, cum_theo = self.cum.get(shift_id, (0.0, 0.0))
+            cum_win += win
             cum_theo += theo
-            self.cum[shift_id] = (win, cum_theo)
-            self.thinners[shift_id].add(((at - fig.opened_at).total_seconds(), win, cum_theo))
+            self.cum[shift_id] = (cum_win, cum_theo)
+            self.thinners[shift_id].add(((at - fig.opened_at).total_seconds(), cum_win,
+                                         cum_theo))
 
 
 def _shift_figures(session: orm.Session, shift: Shift, users: dict[int, str],
