@@ -134,6 +134,8 @@ SCHEMAS: dict[str, Any] = {
     },
 }
 
+_PDF = {"description": "The report", "content": {"application/pdf": {
+    "schema": {"type": "string", "format": "binary"}}}}
 _TABLE = {"name": "table", "in": "path", "required": True, "schema": {"type": "string"}}
 
 
@@ -191,6 +193,28 @@ PATHS: dict[str, Any] = {
                         "schema": {"type": "integer"}}],
         "responses": {"200": _json(_ref("Shift"), "Closed"),
                       **_errors(401, 403, 404, 409, 503)}}},
+    "/shifts/{shift_id}/report.pdf": {"get": {
+        "summary": "Shift audit report, PDF (supervisor, auditor, admin)",
+        "parameters": [{"name": "shift_id", "in": "path", "required": True,
+                        "schema": {"type": "integer"}},
+                       _query("auditor", {"type": "string"}, "name under the auditor's line")],
+        "responses": {"200": _PDF, **_errors(401, 403, 404, 503)}}},
+    "/rounds/{round_id}/dispute.pdf": {"get": {
+        "summary": "One-page dispute sheet of a round, PDF (supervisor, auditor, admin)",
+        "parameters": [{"name": "round_id", "in": "path", "required": True,
+                        "schema": {"type": "integer"}},
+                       _query("auditor", {"type": "string"}, "name under the auditor's line")],
+        "responses": {"200": _PDF, **_errors(401, 403, 404, 503)}}},
+    "/reports/day.pdf": {"get": {
+        "summary": "Daily floor report, PDF (supervisor, auditor, admin)",
+        "parameters": [
+            {"name": "date", "in": "query", "required": True,
+             "schema": {"type": "string", "format": "date"}, "description": "gaming day"},
+            _query("day_start", {"type": "string", "examples": ["06:00"]},
+                   "when the gaming day starts (casino time)"),
+            _query("shift_hours", {"type": "integer", "enum": [8, 12, 24]}, "shift length"),
+            _query("auditor", {"type": "string"}, "name under the auditor's line")],
+        "responses": {"200": _PDF, **_errors(400, 401, 403, 503)}}},
     "/openapi.json": {"get": {
         "summary": "This description", "security": [],
         "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")}}},
