@@ -160,7 +160,7 @@ def day_story(figures: DayFigures, info: Casino, edges: Edges, *, generated: dat
     diffs = [d for f in figures.shifts if (d := f.inventory_difference()) is not None]
     rows.append(_line(["Floor total", "", "", "", ""], t, edges, counts=counts,
                       difference=money(sum(diffs)) if diffs else "—"))
-    widths = [0.07, 0.035, 0.07, 0.085, 0.07, 0.045, 0.06, 0.1, 0.085, 0.085, 0.08, 0.055,
+    widths = [0.065, 0.035, 0.08, 0.075, 0.07, 0.05, 0.06, 0.1, 0.085, 0.085, 0.08, 0.055,
               0.08, 0.08]
     extra = [("LINEABOVE", (0, r), (-1, r), 0.4, styles().head.textColor) for r in subtotals]
     story += [p("Tables and shifts", st.h2),
