@@ -49,8 +49,16 @@ from ._base import (
 from .errors import Conflict, InvalidInput, NotFound
 
 _hasher = PasswordHasher()
-#: Verified against when the user does not exist, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = _hasher.hash("not a password")
+#: Verified against when the user does not exist, so a wrong name costs as long as a wrong
+#: password (made on first use: hashing takes a noticeable moment).
+_DUMMY_HASH: str | None = None
+
+
+def _dummy_hash() -> str:
+    global _DUMMY_HASH
+    if _DUMMY_HASH is None:
+        _DUMMY_HASH = _hasher.hash("not a password")
+    return _DUMMY_HASH
 TOKEN_PREFIX = "da_"
 SETTINGS_FIELDS = ("name", "time_zone", "shift_hours", "currency", "large_win_threshold")
 
@@ -334,7 +342,7 @@ def authenticate(session: orm.Session, name: str, password: str) -> User | None:
     ``user.login_failed`` on the floor chain either way."""
     with guard(session):
         user = session.scalars(sa.select(User).where(User.name == name)).one_or_none()
-        stored = user.password_hash if user is not None and user.password_hash else _DUMMY_HASH
+        stored = user.password_hash if user is not None and user.password_hash else _dummy_hash()
         try:
             ok = _hasher.verify(stored, password) and user is not None \
                 and user.password_hash is not None

@@ -237,7 +237,10 @@ def _load_rules(session: orm.Session, result: VerifyResult | None
 # ---------------------------------------------------------------- verify
 
 def _snapshot(session: orm.Session) -> sa.Connection:
-    """A connection reading one consistent snapshot for the whole check."""
+    """A connection reading one consistent snapshot for the whole check (whatever the
+    session had open is committed first)."""
+    if session.in_transaction():
+        session.commit()
     bind = session.get_bind()
     options: dict[str, Any] = {}
     if bind.dialect.name == "postgresql":
@@ -268,7 +271,10 @@ def _check_chains(conn: sa.Connection, chains: list[str], since: datetime | None
             query = query.where(e.at >= since)
             first = conn.execute(sa.select(sa.func.min(e.seq)).where(
                 e.chain == chain, e.at >= since)).scalar()
-            if first is not None and first > 1:
+            if first is None:  # nothing since: the chain must still end at its head
+                first = (conn.execute(sa.select(sa.func.max(e.seq))
+                                      .where(e.chain == chain)).scalar() or 0) + 1
+            if first > 1:
                 expected_seq = int(first)
                 before = conn.execute(sa.select(e.hash).where(
                     e.chain == chain, e.seq == first - 1)).scalar()
@@ -390,12 +396,14 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
                   progress: Progress | None) -> None:
     seen: set[int] = set()
     serials: dict[int, list[int]] = defaultdict(list)
+    stamps: dict[tuple[int, int], datetime] = {}
     for chunk in _round_chunks(conn, table_ids, since, None):
         fresh = _batch_nets(chunk, rules)
         for rnd in chunk.rounds:
             round_id = rnd[0]
             seen.add(round_id)
             serials[rnd[1]].append(rnd[2])
+            stamps.setdefault((rnd[1], rnd[2]), rnd[12])
             seats = chunk.seats.get(round_id, [])
             result.rounds += 1
             result.seats += len(seats)
@@ -440,7 +448,7 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
                 what = f"serial #{ordered[bad]} appears twice"
             else:
                 what = f"round #{expected[bad]} is missing (serials jump to #{ordered[bad]})"
-            result.add("", f"table {name}", what)
+            result.add(stamps.get((table_id, int(ordered[bad])), ""), f"table {name}", what)
     for round_id, (_, where, _, at) in recorded.items():
         if round_id not in seen:
             result.add(at, f"round id {round_id}",

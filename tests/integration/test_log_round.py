@@ -17,6 +17,7 @@ from dealer_assist.services import Conflict, Forbidden, NotFound, StoreUnavailab
 from dealer_assist.store import audit, db
 from dealer_assist.store.models import AuditEvent, Round, SeatEntry
 
+from ._terminal import process_terminal
 from .conftest import ROUND, Floor, round_json
 
 
@@ -138,23 +139,15 @@ def test_concurrent_terminals_in_threads_get_consecutive_serials(floor: Floor) -
     assert result.ok, result.summary()
 
 
-def _process_terminal(url: str, n: int, rounds: int) -> None:
-    engine = db.make_engine(url)
-    with db.session_factory(engine)() as s:
-        for i in range(rounds):
-            services.log_round(s, table="T1", round_json=round_json(n * 100 + i), user="dan")
-    engine.dispose()
-
-
 def test_concurrent_terminals_in_processes_get_consecutive_serials(floor: Floor) -> None:
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_process_terminal, args=(floor.url, n, 8)) for n in range(3)]
+    procs = [ctx.Process(target=process_terminal, args=(floor.url, n, 12)) for n in range(3)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(120)
     assert [p.exitcode for p in procs] == [0, 0, 0]
-    assert _serials(floor) == list(range(1, 25))
+    assert _serials(floor) == list(range(1, 37))
 
 
 def test_an_unreachable_database_is_a_clear_error(tmp_path: Any) -> None:
