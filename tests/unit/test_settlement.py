@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from dealer_assist.domain.batch import NET_COLUMNS, settle_batch
@@ -183,7 +183,6 @@ def test_bad_input_is_a_clear_domain_error(data: Any, message: str) -> None:
 
 # --- invariants ----------------------------------------------------------------------------
 
-@settings(max_examples=300, deadline=None)
 @given(rounds(), rulesets())
 def test_invariants_hold_for_any_round_and_rule_set(data: dict[str, Any],
                                                     rules_json: dict[str, Any]) -> None:
@@ -207,7 +206,6 @@ def test_invariants_hold_for_any_round_and_rule_set(data: dict[str, Any],
             assert sum(n for n in net.values() if n > 0) <= rules.max_payout
 
 
-@settings(max_examples=100, deadline=None)
 @given(rounds(), st.randoms(use_true_random=False))
 def test_settling_is_independent_of_seat_order(data: dict[str, Any], rnd: Any) -> None:
     rules = ruleset_from_json({"pair_plus_without_ante": True})
@@ -216,7 +214,6 @@ def test_settling_is_independent_of_seat_order(data: dict[str, Any], rnd: Any) -
         parse_round(shuffled, rules), rules).to_json()
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.permutations(list(range(52))))
 def test_hand_comparison_is_a_total_order_consistent_with_categories(deck: list[int]) -> None:
     from dealer_assist.domain.cards import DECK
@@ -242,7 +239,6 @@ def _batch_rows(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=400, deadline=None)
 @given(rounds(), rulesets())
 def test_batch_path_matches_one_round_path(data: dict[str, Any],
                                            rules_json: dict[str, Any]) -> None:
@@ -276,7 +272,6 @@ def test_batch_path_matches_on_many_random_seat_hands() -> None:
 
 # --- an independent implementation agrees ------------------------------------------------
 
-@settings(max_examples=1500, deadline=None)
 @given(rounds(), rulesets())
 def test_agrees_with_an_independent_naive_implementation(data: dict[str, Any],
                                                           rules_json: dict[str, Any]) -> None:
