@@ -634,10 +634,11 @@ def _users(session: orm.Session) -> dict[int, str]:
     return {int(i): str(n) for i, n in session.execute(sa.select(User.id, User.name))}
 
 
-def _collect(session: orm.Session, shifts: Sequence[Shift], threshold: int, edges: Edges, *,
+def _collect(session: orm.Session, shifts: Sequence[Shift], threshold: _Threshold,
+             edges: Edges, *,
              chart: bool) -> dict[int, ShiftFigures]:
     users = _users(session)
-    figures = {s.id: _shift_figures(session, s, users, threshold) for s in shifts}
+    figures = {s.id: _shift_figures(session, s, users, threshold.for_shift(s)) for s in shifts}
     if not figures:
         return figures
     ids = list(figures)
@@ -693,12 +694,25 @@ def shift_figures(session: orm.Session, shift_id: int, *, verify: bool = True,
     return fig, info, edges
 
 
-def _threshold(info: Casino, given: int | None) -> int:
-    if given is not None:
-        return given
-    if info.large_win_threshold is not None:
-        return info.large_win_threshold
-    return DEFAULT_LARGE_WIN
+@dataclass(frozen=True)
+class _Threshold:
+    """The large-payout threshold: one given for this printing, else the table's own,
+    else the casino's, else :data:`DEFAULT_LARGE_WIN`."""
+
+    given: int | None
+    casino: int | None
+
+    def for_shift(self, shift: Shift) -> int:
+        if self.given is not None:
+            return self.given
+        own = getattr(shift.table, "large_payout_threshold", None)
+        if own is not None:
+            return int(own)
+        return self.casino if self.casino is not None else DEFAULT_LARGE_WIN
+
+
+def _threshold(info: Casino, given: int | None) -> _Threshold:
+    return _Threshold(given, info.large_win_threshold)
 
 
 @dataclass
