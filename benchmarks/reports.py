@@ -174,6 +174,7 @@ def main() -> None:
     else:
         meta = None
     engine = engine_for(args.db)
+    db.upgrade(engine)  # a kept database may predate a newer migration
     session = db.session_factory(engine)()
     if meta is None:
         from dealer_assist.store.models import GamingTable, Shift
