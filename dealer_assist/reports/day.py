@@ -192,6 +192,16 @@ def day_story(figures: DayFigures, info: Casino, edges: Edges, *, generated: dat
     else:
         story.append(notice(f"VERIFICATION FAILED — {esc(figures.verify_summary)}",
                             alert=True, width=w))
+    if figures.chains:
+        st_mono = styles().mono.fontName
+        chain_rows: list[list[Any]] = [["Chain", "Events", "Chain head (SHA-256)", "Result"]]
+        for c in figures.chains:
+            chain_rows.append([esc(c.chain), f"{c.last_seq or 0:,}",
+                               f"<font name='{st_mono}' size='6.5'>{c.verify_head}</font>",
+                               "OK" if c.verified else
+                               f"<font color='#b3261e'><b>{esc(c.verify_summary)}</b></font>"])
+        story += [Spacer(1, 4), grid(chain_rows, [w * x for x in (0.1, 0.07, 0.5, 0.33)],
+                                     numeric_from=99, align_right=[1])]
     story += [CondPageBreak(3.2 * inch), p("Signatures", st.h2),
               signature_block([("Shift manager / pit manager", ""),
                                ("Auditor", auditor or "")], w * 0.8)]

@@ -390,24 +390,37 @@ class _Thinner:
             self.out.append(self.last)
 
 
-_ROW_COLS = (_R.id, _R.shift_id, _R.serial, _R.at, _R.ruleset_version_id, _R.misdeal,
-             _R.entered_by_id, _R.total, _R.dealer_cards, _R.misdeal_reason,
-             _S.seat, _S.cards, _S.ante, _S.play, _S.pair_plus, _S.six_card, _S.prime,
-             _S.net_ante, _S.net_play, _S.net_ante_bonus, _S.net_pair_plus, _S.net_six_card,
-             _S.net_prime)
+_ROUND_COLS = (_R.id, _R.shift_id, _R.serial, _R.at, _R.ruleset_version_id, _R.misdeal,
+               _R.entered_by_id, _R.total, _R.dealer_cards, _R.misdeal_reason)
+_SEAT_COLS = (_S.round_id, _S.seat, _S.cards, _S.ante, _S.play, _S.pair_plus, _S.six_card,
+              _S.prime, _S.net_ante, _S.net_play, _S.net_ante_bonus, _S.net_pair_plus,
+              _S.net_six_card, _S.net_prime)
 
 
-def _rows(session: orm.Session, shift_ids: Sequence[int]) -> Iterator[Sequence[Any]]:
-    """Every (round, seat) row of the shifts, by shift, serial and seat, streamed."""
-    query = (sa.select(*_ROW_COLS)
-             .select_from(Round.__table__.outerjoin(SeatEntry.__table__,
-                                                     _S.round_id == _R.id))
-             .where(_R.shift_id.in_(list(shift_ids)))
-             .order_by(_R.shift_id, _R.serial, _S.seat))
+def _stream(session: orm.Session, query: sa.Select[Any]) -> Iterator[Sequence[Any]]:
     result = session.execute(query, execution_options={"yield_per": YIELD_PER,
                                                        "stream_results": True})
     for partition in result.partitions():
         yield from partition
+
+
+def _rounds(session: orm.Session, shift_ids: Sequence[int]
+            ) -> Iterator[tuple[Sequence[Any], list[Sequence[Any]]]]:
+    """Every round of the shifts (by shift, then as logged) with its seat rows, streamed:
+    two cursors in the same order, merged (the round's columns are read once, not once per
+    seat)."""
+    ids = list(shift_ids)
+    rounds = _stream(session, sa.select(*_ROUND_COLS).where(_R.shift_id.in_(ids))
+                     .order_by(_R.shift_id, _R.id))
+    seats = _stream(session, sa.select(*_SEAT_COLS).join(Round.__table__, _R.id == _S.round_id)
+                    .where(_R.shift_id.in_(ids)).order_by(_R.shift_id, _R.id, _S.seat))
+    pending = next(seats, None)
+    for head in rounds:
+        own: list[Sequence[Any]] = []
+        while pending is not None and pending[0] == head[0]:
+            own.append(pending)
+            pending = next(seats, None)
+        yield head, own
 
 
 def _events(session: orm.Session, shift_ids: Sequence[int]
@@ -431,8 +444,9 @@ def _events(session: orm.Session, shift_ids: Sequence[int]
     return first, replaces
 
 
-_NET_INDEX = {"ante": 17, "play": 18, "ante_bonus": 19, "pair_plus": 20, "six_card": 21,
-              "prime": 22}
+#: Where each bet's net is in a seat row (:data:`_SEAT_COLS`).
+_NET_INDEX = {"ante": 8, "play": 9, "ante_bonus": 10, "pair_plus": 11, "six_card": 12,
+              "prime": 13}
 
 
 #: Per bet in an accumulator: bets, handle, paid, collected, edge stakes, sum of squared
@@ -456,20 +470,11 @@ class _Accumulator:
         self.sums: dict[tuple[int, str, int], list[int]] = {}
         self.rates: dict[int, tuple[float, float, float, float]] = {}
 
-    def run(self, rows: Iterable[Sequence[Any]], events: dict[int, RoundEvent],
-            replaces: dict[int, tuple[int, int]],
+    def run(self, rounds: Iterable[tuple[Sequence[Any], list[Sequence[Any]]]],
+            events: dict[int, RoundEvent], replaces: dict[int, tuple[int, int]],
             replacement_info: dict[int, tuple[int, int]]) -> None:
-        current: list[Sequence[Any]] = []
-        current_id = None
-        for row in rows:
-            if row[0] != current_id:
-                if current:
-                    self._round(current, events, replaces, replacement_info)
-                current = []
-                current_id = row[0]
-            current.append(row)
-        if current:
-            self._round(current, events, replaces, replacement_info)
+        for head, seats in rounds:
+            self._round(head, seats, events, replaces, replacement_info)
         for thinner in self.thinners.values():
             thinner.finish()
         self._finish()
@@ -493,10 +498,9 @@ class _Accumulator:
                 per_dealer = fig.per_dealer[dealer] = MoneyLine()
             per_dealer.merge(line)
 
-    def _round(self, rows: list[Sequence[Any]], events: dict[int, RoundEvent],
-               replaces: dict[int, tuple[int, int]],
+    def _round(self, head: Sequence[Any], rows: list[Sequence[Any]],
+               events: dict[int, RoundEvent], replaces: dict[int, tuple[int, int]],
                replacement_info: dict[int, tuple[int, int]]) -> None:
-        head = rows[0]
         round_id, shift_id, serial, at, version_id, misdeal, entered_by_id, total = head[:8]
         fig = self.figures[shift_id]
         if fig.first_serial is None:
@@ -538,62 +542,60 @@ class _Accumulator:
         s0 = q0 = s1 = q1 = s2 = q2 = s3 = q3 = 0
         threshold = fig.threshold
         for row in rows:
-            if row[10] is None:  # a round without seats (never logged so; be safe)
-                continue
             acc[1] += 1
             payout = 0
-            ante = row[12]
+            ante = row[3]
             if ante:
                 acc[2] += 1
-                acc[3] += ante + ante if row[13] else ante
+                acc[3] += ante + ante if row[4] else ante
                 s0 += ante
                 q0 += ante * ante
-                for net in (row[17], row[18], row[19]):
+                for net in (row[8], row[9], row[10]):
                     if net > 0:
                         acc[4] += net
                         payout += net
                     elif net < 0:
                         acc[5] -= net
-            stake = row[14]
+            stake = row[5]
             if stake:
                 acc[9] += 1
                 acc[10] += stake
                 s1 += stake
                 q1 += stake * stake
-                net = row[20]
+                net = row[11]
                 if net > 0:
                     acc[11] += net
                     payout += net
                 elif net < 0:
                     acc[12] -= net
-            stake = row[15]
+            stake = row[6]
             if stake:
                 acc[16] += 1
                 acc[17] += stake
                 s2 += stake
                 q2 += stake * stake
-                net = row[21]
+                net = row[12]
                 if net > 0:
                     acc[18] += net
                     payout += net
                 elif net < 0:
                     acc[19] -= net
-            stake = row[16]
+            stake = row[7]
             if stake:
                 acc[23] += 1
                 acc[24] += stake
                 s3 += stake
                 q3 += stake * stake
-                net = row[22]
+                net = row[13]
                 if net > 0:
                     acc[25] += net
                     payout += net
                 elif net < 0:
                     acc[26] -= net
-            win -= row[17] + row[18] + row[19] + row[20] + row[21] + row[22]
+            win -= row[8] + row[9] + row[10] + row[11] + row[12] + row[13]
             if payout > threshold:
                 fig.large_wins.append(LargeWin(
-                    round_id, serial, at, row[10], row[11], head[8], payout,
+                    round_id, serial, at, row[1], row[2], head[8], payout,
                     tuple((k, row[i]) for k, i in _NET_INDEX.items() if row[i]), dealer))
         for o, total_stake, squares in ((2, s0, q0), (9, s1, q1), (16, s2, q2), (23, s3, q3)):
             acc[o + 4] += total_stake
@@ -652,7 +654,7 @@ def _collect(session: orm.Session, shifts: Sequence[Shift], threshold: _Threshol
                 .where(Round.id.in_(rep_ids[start:start + 1000]))):
             replacement_info[int(rid)] = (int(serial), int(shift_id))
     _Accumulator(session, figures, edges, users, chart=chart).run(
-        _rows(session, ids), events, replaces, replacement_info)
+        _rounds(session, ids), events, replaces, replacement_info)
     return figures
 
 
@@ -728,6 +730,8 @@ class DayFigures:
     verified: bool | None
     verify_summary: str
     verify_head: str
+    #: Per table of the day: its chain, whether it verified, the summary and chain head.
+    chains: list[ChainState] = field(default_factory=list)
     generated_at: datetime = field(default_factory=utcnow)
 
     def by_table(self) -> dict[str, list[ShiftFigures]]:
@@ -743,7 +747,8 @@ def day_figures(session: orm.Session, day: date, *, day_start: time = time(0),
                 ) -> tuple[DayFigures, Casino, Edges]:
     """Every shift opened during gaming day ``day`` (casino time zone, from ``day_start``),
     streamed in one pass, with the scheduled window each falls in (``shift_hours`` or the
-    casino's, or custom ``shift_starts``) and (``verify``) every chain and round verified."""
+    casino's, or custom ``shift_starts``) and (``verify``) the chain and rounds of every table
+    of the day verified."""
     with read(session):
         info = casino(session)
         window = gaming_day(day, info.time_zone, day_start)
@@ -769,11 +774,23 @@ def day_figures(session: orm.Session, day: date, *, day_start: time = time(0),
             total.merge(fig.total)
     verified: bool | None = None
     summary, head = "not verified", ""
+    chains: list[ChainState] = []
     if verify:
-        result = verify_log(session)
-        verified, summary, head = result.ok, result.summary(), result.head
-    return (DayFigures(day, window, windows, ordered, labels, total, verified, summary, head),
-            info, edges)
+        # Each table of the day: its whole chain and rounds (and the floor chain), not the
+        # whole floor's history.
+        tables = {f.table: f.table_id for f in ordered}
+        for name, table_id in sorted(tables.items()):
+            result = verify_log(session, table=name)
+            chains.append(ChainState(table_chain(table_id), result.chains.get(
+                table_chain(table_id), (0, ""))[0], result.head, result.ok, result.summary(),
+                result.head))
+        verified = all(c.verified for c in chains)
+        failed = [c for c in chains if not c.verified]
+        summary = (f"OK: {len(chains)} table chains and the floor chain"
+                   if not failed else f"{len(failed)} of {len(chains)} table chains FAIL; "
+                   f"first: {failed[0].chain}: {failed[0].verify_summary}")
+    return (DayFigures(day, window, windows, ordered, labels, total, verified, summary, head,
+                       chains), info, edges)
 
 
 def naive_shift_totals(session: orm.Session, shift_id: int) -> dict[str, int]:
