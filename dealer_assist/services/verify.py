@@ -172,19 +172,20 @@ _DUMMY_DEALER = (0, 1, 2)
 _DUMMY_PLAYER = (3, 4, 5)
 
 
-def _batch_nets(chunk: _Chunk, rules: dict[int, RuleSet]
-                ) -> dict[int, tuple[np.ndarray[Any, Any], list[int]]]:
-    """Fresh nets of every seat of the chunk: round id -> ((seats, 6) array, seat numbers)."""
+def _batch_mismatches(chunk: _Chunk, rules: dict[int, RuleSet]
+                      ) -> list[tuple[int, int, int, int, int]]:
+    """Every stored net of the chunk that differs from a fresh settlement through the
+    domain's batch path: (round id, seat, net column, stored, fresh), in round order."""
     groups: dict[int, list[tuple[int, Sequence[Any], Sequence[Any]]]] = defaultdict(list)
     for rnd in chunk.rounds:
         if rnd[4] in rules:
             for seat in chunk.seats.get(rnd[0], ()):
                 groups[rnd[4]].append((rnd[0], rnd, seat))
-    out: dict[int, tuple[list[Any], list[int]]] = {}
+    found: list[tuple[int, int, int, int, int]] = []
     for version_id, items in groups.items():
         dealer = np.empty((len(items), 3), dtype=np.int64)
         player = np.empty((len(items), 3), dtype=np.int64)
-        stakes = np.empty((len(items), 5), dtype=np.int64)
+        values = np.array([seat[5:16] for _, _, seat in items], dtype=np.int64)
         misdeal = np.zeros(len(items), dtype=bool)
         for i, (_, rnd, seat) in enumerate(items):
             d = (rnd[6], rnd[7], rnd[8])
@@ -196,20 +197,17 @@ def _batch_nets(chunk: _Chunk, rules: dict[int, RuleSet]
             else:
                 dealer[i] = d
                 player[i] = p
-            stakes[i] = (seat[5], seat[6], seat[7], seat[8], seat[9])
         nets = settle_batch(rules[version_id], dealer=dealer, player=player,
-                            ante=stakes[:, 0], play=stakes[:, 1].astype(bool),
-                            pair_plus=stakes[:, 2], six_card=stakes[:, 3], prime=stakes[:, 4],
+                            ante=values[:, 0], play=values[:, 1].astype(bool),
+                            pair_plus=values[:, 2], six_card=values[:, 3], prime=values[:, 4],
                             misdeal=misdeal)
-        for i, (round_id, _, seat) in enumerate(items):
-            entry = out.setdefault(round_id, ([], []))
-            entry[0].append(nets[i])
-            entry[1].append(seat[0])
-    return {k: (np.array(v[0], dtype=np.int64), v[1]) for k, v in out.items()}
-
-
-def _stored_nets(seats: Sequence[Sequence[Any]]) -> np.ndarray[Any, Any]:
-    return np.array([s[10:16] for s in seats], dtype=np.int64).reshape(-1, 6)
+        stored = values[:, 5:11]
+        for row, col in zip(*np.nonzero(nets != stored), strict=True):
+            round_id, _, seat = items[int(row)]
+            found.append((round_id, int(seat[0]), int(col), int(stored[row, col]),
+                          int(nets[row, col])))
+    found.sort()
+    return found
 
 
 def _load_rules(session: orm.Session, result: VerifyResult | None
@@ -398,7 +396,9 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
     serials: dict[int, list[int]] = defaultdict(list)
     stamps: dict[tuple[int, int], datetime] = {}
     for chunk in _round_chunks(conn, table_ids, since, None):
-        fresh = _batch_nets(chunk, rules)
+        wrong: dict[int, tuple[int, int, int, int, int]] = {}
+        for item in _batch_mismatches(chunk, rules):
+            wrong.setdefault(item[0], item)
         for rnd in chunk.rounds:
             round_id = rnd[0]
             seen.add(round_id)
@@ -410,29 +410,22 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
             where = _round_where(tables, rnd)
             if not seats:
                 result.add(rnd[12], where, "has no seats (its seat entries were deleted)")
-            stored = _stored_nets(seats) if seats else np.zeros((0, 6), dtype=np.int64)
             if rnd[4] not in rules:
                 result.add(rnd[12], where, f"points at rule-set version {rnd[4]}, which is "
                                            f"missing or unreadable")
-            nets, numbers = fresh.get(round_id, (np.zeros((0, 6), dtype=np.int64), []))
-            stored_by_seat = dict(zip([s[0] for s in seats], stored, strict=True))
-            for row, number in zip(nets, numbers, strict=True):
-                diff = np.flatnonzero(stored_by_seat[number] != row)
-                if diff.size:
-                    bet = NET_COLUMNS[int(diff[0])]
-                    result.add(rnd[12], where,
-                               f"seat {number} {bet} net is {int(stored_by_seat[number][diff[0]])}"
-                               f" in the log but settles to {int(row[diff[0]])}")
-                    break
-            if seats and int(stored.sum()) != rnd[16]:
+            bad = wrong.get(round_id)
+            if bad is not None:
+                result.add(rnd[12], where, f"seat {bad[1]} {NET_COLUMNS[bad[2]]} net is {bad[3]}"
+                                           f" in the log but settles to {bad[4]}")
+            total = sum(sum(s[10:16]) for s in seats)
+            if seats and total != rnd[16]:
                 result.add(rnd[12], where, f"stored total {rnd[16]} is not the sum of its "
-                                           f"seats' nets ({int(stored.sum())})")
+                                           f"seats' nets ({total})")
             entry = recorded.pop(round_id, None)
-            digest = round_digest(rnd, seats)
             if entry is None:
                 result.add(rnd[12], where, "has no round.logged audit event (inserted or "
                                            "re-numbered behind the log's back)")
-            elif entry[0] != digest:
+            elif entry[0] != round_digest(rnd, seats):
                 result.add(rnd[12], where, f"differs from what {entry[1]} recorded (its "
                                            f"cards, stakes, nets or fields were changed)")
         if progress is not None:
@@ -534,20 +527,13 @@ def resettle(session: orm.Session, *, since: datetime | None = None,
             table_ids = None if table is None else [find_table(session, table).id]
             rules, _ = _load_rules(session, None)
             for chunk in _round_chunks(conn, table_ids, since, until):
-                fresh = _batch_nets(chunk, rules)
-                for rnd in chunk.rounds:
-                    count += 1
-                    seats = chunk.seats.get(rnd[0], [])
-                    if rnd[0] not in fresh:
-                        continue
-                    stored = dict(zip([s[0] for s in seats], _stored_nets(seats), strict=True))
-                    nets, numbers = fresh[rnd[0]]
-                    for row, number in zip(nets, numbers, strict=True):
-                        for col in np.flatnonzero(stored[number] != row):
-                            mismatches.append(Mismatch(
-                                rnd[0], tables.get(rnd[1], str(rnd[1])), rnd[2], rnd[12],
-                                number, NET_COLUMNS[int(col)], int(stored[number][col]),
-                                int(row[col])))
+                count += len(chunk.rounds)
+                info = {rnd[0]: rnd for rnd in chunk.rounds}
+                for round_id, seat, col, stored, fresh in _batch_mismatches(chunk, rules):
+                    rnd = info[round_id]
+                    mismatches.append(Mismatch(round_id, tables.get(rnd[1], str(rnd[1])),
+                                               rnd[2], rnd[12], seat, NET_COLUMNS[col], stored,
+                                               fresh))
                 if progress is not None:
                     progress("rounds", count, None)
         finally:

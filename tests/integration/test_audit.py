@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -16,7 +17,7 @@ from dealer_assist import services
 from dealer_assist.cli import main
 from dealer_assist.store import db
 from dealer_assist.store.audit import canonical_event, canonical_json
-from dealer_assist.store.models import APPEND_ONLY_TABLES, AuditEvent, Base, Round
+from dealer_assist.store.models import APPEND_ONLY_TABLES, AuditEvent, Base
 
 from .conftest import Floor, round_json, tamper
 
@@ -85,7 +86,7 @@ def test_the_chain_covers_logins_shifts_admin_rounds_voids_corrections(
     rows = session.execute(sa.select(AuditEvent.chain, AuditEvent.seq, AuditEvent.prev_hash,
                                      AuditEvent.hash).order_by(AuditEvent.chain,
                                                                AuditEvent.seq)).all()
-    for before, after in zip(rows, rows[1:], strict=False):
+    for before, after in itertools.pairwise(rows):
         if before.chain == after.chain:
             assert after.prev_hash == before.hash and after.seq == before.seq + 1
 

@@ -66,7 +66,7 @@ def test_simulate_logs_through_the_service_and_verifies(db_url: str) -> None:
         rounds = services.list_rounds(s, table="Sim", limit=1000)
         assert {r.source for r in rounds} == {"simulated"}
         seats = [r.seats for r in rounds]
-        assert 1 <= min(seats) and max(seats) <= 7 and sum(seats) / len(seats) > 3.5
+        assert min(seats) >= 1 and max(seats) <= 7 and sum(seats) / len(seats) > 3.5
     engine.dispose()
 
 
