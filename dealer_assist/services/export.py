@@ -56,7 +56,8 @@ def _rounds_of(session: orm.Session, shift: Shift) -> list[dict[str, Any]]:
         for round_id, event_hash in session.execute(
                 sa.select(AuditEvent.round_id, AuditEvent.hash).where(
                     AuditEvent.round_id.in_(part), AuditEvent.action == "round.logged")):
-            hashes[round_id] = event_hash
+            if round_id is not None:
+                hashes[round_id] = event_hash
     out = []
     for rnd, entered_by, rules_hash in rows:
         evs = events[rnd.id]

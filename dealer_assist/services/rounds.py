@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import exc as sa_exc
@@ -96,8 +96,9 @@ _TABLE_INFO = (
     .where(GamingTable.name == sa.bindparam("name")))
 _OPEN_SHIFT = sa.select(Shift.id).where(Shift.table_id == sa.bindparam("table_id"),
                                         Shift.closed_at.is_(None))
-_INSERT_ROUND = sa.insert(Round.__table__).returning(Round.__table__.c.id)
-_INSERT_SEATS = sa.insert(SeatRow.__table__)
+_ROUNDS = cast(sa.Table, Round.__table__)
+_INSERT_ROUND = sa.insert(_ROUNDS).returning(_ROUNDS.c.id)
+_INSERT_SEATS = sa.insert(cast(sa.Table, SeatRow.__table__))
 _USER = sa.select(User.id, User.name, User.role_list, User.active).where(
     User.name == sa.bindparam("name"))
 
@@ -171,9 +172,10 @@ def _request_hash(table: str, round_json: Mapping[str, Any], source: str,
     try:
         text = canonical_json({"table": table, "round": round_json, "source": source,
                                "photo_sha256": photo})
+        # UnicodeEncodeError (a ValueError): a lone surrogate ("\ud800") in some text.
+        return sha256_text(text)
     except (TypeError, ValueError) as exc:
         raise RoundError(f"the round is not JSON data: {exc}") from exc
-    return sha256_text(text)
 
 
 _BY_KEY = sa.select(Round.id, Round.request_sha256).where(
@@ -525,6 +527,16 @@ def get_round(session: orm.Session, round_id: int) -> RoundDetail:
                            audit, replaces, replaced_by, entered_by, rules_hash)
 
 
+def _utc_bound(when: datetime | None, name: str) -> datetime | None:
+    """A search bound in UTC; one whose UTC time falls outside years 1-9999 is refused."""
+    if when is None or when.tzinfo is None:
+        return when
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:
+        raise InvalidInput(f"{name} is out of range (years 1 to 9999, in UTC)") from None
+
+
 def list_rounds(session: orm.Session, *, table: str | None = None, shift_id: int | None = None,
                 since: datetime | None = None, until: datetime | None = None,
                 seat: int | None = None, entered_by: str | None = None,
@@ -532,6 +544,7 @@ def list_rounds(session: orm.Session, *, table: str | None = None, shift_id: int
                 newest_first: bool = True) -> list[RoundSummary]:
     """Rounds filtered by table, shift, time [since, until), seat played, dealer, status."""
     limit = max(1, min(int(limit), 10_000))
+    since, until = _utc_bound(since, "since"), _utc_bound(until, "until")
     with read(session):
         seat_count = (sa.select(sa.func.count()).where(SeatRow.round_id == Round.id)
                       .correlate(Round).scalar_subquery())

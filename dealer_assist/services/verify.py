@@ -342,8 +342,9 @@ def verify_log(session: orm.Session, table: str | None = None, since: datetime |
             tables = {row[0]: row[1] for row in conn.execute(
                 sa.select(GamingTable.id, GamingTable.name))}
             if table is not None:
-                table_ids: list[int] | None = [find_table(session, table).id]
-                chains = [table_chain(table_ids[0]), FLOOR_CHAIN]
+                only = find_table(session, table).id
+                table_ids: list[int] | None = [only]
+                chains = [table_chain(only), FLOOR_CHAIN]
             else:
                 table_ids = None
                 chains = [FLOOR_CHAIN, *(table_chain(t) for t in sorted(tables))]
@@ -435,13 +436,13 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
         start = 1 if since is None else int(ordered[0])
         expected = np.arange(start, start + len(ordered))
         if not np.array_equal(ordered, expected):
-            bad = int(np.flatnonzero(ordered != expected)[0])
+            pos = int(np.flatnonzero(ordered != expected)[0])
             name = tables.get(table_id, f"id {table_id}")
-            if bad > 0 and ordered[bad] == ordered[bad - 1]:
-                what = f"serial #{ordered[bad]} appears twice"
+            if pos > 0 and ordered[pos] == ordered[pos - 1]:
+                what = f"serial #{ordered[pos]} appears twice"
             else:
-                what = f"round #{expected[bad]} is missing (serials jump to #{ordered[bad]})"
-            result.add(stamps.get((table_id, int(ordered[bad])), ""), f"table {name}", what)
+                what = f"round #{expected[pos]} is missing (serials jump to #{ordered[pos]})"
+            result.add(stamps.get((table_id, int(ordered[pos])), ""), f"table {name}", what)
     for round_id, (_, where, _, at) in recorded.items():
         if round_id not in seen:
             result.add(at, f"round id {round_id}",

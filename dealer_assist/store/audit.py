@@ -34,7 +34,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -121,8 +121,8 @@ class Appended:
     round_serial: int
 
 
-_HEADS = ChainHead.__table__
-_EVENTS = AuditEvent.__table__
+_HEADS = cast(sa.Table, ChainHead.__table__)
+_EVENTS = cast(sa.Table, AuditEvent.__table__)
 _LOCK_HEAD = (sa.select(_HEADS.c.seq, _HEADS.c.hash, _HEADS.c.round_serial)
               .where(_HEADS.c.chain == sa.bindparam("chain")).with_for_update())
 _INSERT_EVENT = sa.insert(_EVENTS)
