@@ -13,7 +13,7 @@ from typing import Any
 from flask import Flask, redirect, url_for
 from werkzeug.wrappers import Response
 
-from . import api, auth, backend, dealer, errors, reports, security
+from . import admin, api, auth, backend, dealer, errors, reports, review, security
 from .config import CONFIGS, Config, from_environment
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -77,6 +77,8 @@ def create_app(config: Mapping[str, Any] | type[Config] | str | None = None, *,
     dealer.init_app(app)
     api.init_app(app)
     reports.init_app(app)
+    review.init_app(app)
+    admin.init_app(app)
 
     @app.get("/")
     def index() -> Response:

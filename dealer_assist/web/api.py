@@ -9,13 +9,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from functools import wraps
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from flask import Blueprint, Flask, g, jsonify, request
 from werkzeug.wrappers import Response
 
-from . import rounds
-from .backend import BackendError, ForbiddenError, RoundFilters, UserInfo, allowed, get_backend
+from . import approvals, rounds
+from .backend import (
+    BackendError,
+    ForbiddenError,
+    RoundFilters,
+    UserInfo,
+    allowed,
+    get_backend,
+    refusal,
+)
 from .errors import error_response
 from .openapi import spec
 from .security import csrf
@@ -44,10 +52,11 @@ def token_required(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             if user is None or not user.active:
                 raise Unauthorized("the API token is not valid (unknown, revoked or expired)")
             if not allowed(user.roles, action):
-                raise ForbiddenError(f"a {user.role} may not do this")
+                raise ForbiddenError(refusal(user.roles, action))
             g.api_user = user
             return view(*args, **kwargs)
 
+        wrapped.required_action = action  # type: ignore[attr-defined]
         return wrapped
 
     return decorate
@@ -89,6 +98,8 @@ def log_round(table: str) -> tuple[Response, int]:
     if data is None:
         return error_response(400, "invalid_json", "the body is not valid JSON")
     key = rounds.idempotency_key(request.headers.get("Idempotency-Key"))
+    data, approval = approvals.split_body(data)
+    rounds.check_large_payout(info, data, _user(), approval, via="token", key=key)
     logged = rounds.log(info, data, _user(), key)
     return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
 
@@ -127,6 +138,32 @@ def _time_arg(name: str) -> str | None:
 @bp.get("/rounds")
 @token_required("read")
 def list_rounds() -> Response:
+    from .services_backend import ServicesBackend
+
+    if not isinstance(get_backend(), ServicesBackend) or _int_arg("offset", 0, 0, 2**62):
+        return _list_rounds_by_offset()
+    from dealer_assist.services import history
+
+    from .review import cursor_text, query_from_args
+    from .store import store
+
+    query = query_from_args(request.args, local=False)
+    with store() as s:
+        page = history.search(s, query)
+    return jsonify({"rounds": [_summary(r) for r in page.rows], "count": len(page.rows),
+                    "limit": query.limit, "offset": 0,
+                    "next_before": cursor_text(page.next_before),
+                    "searched_to": None if page.scanned_to is None
+                    else page.scanned_to.isoformat()})
+
+
+def _summary(row: Any) -> dict[str, Any]:
+    out: dict[str, Any] = row.to_json()
+    out["entered_at"] = out.pop("at")
+    return out
+
+
+def _list_rounds_by_offset() -> Response:
     filters = RoundFilters(
         table=request.args.get("table") or None,
         shift_id=_int_arg("shift_id", None, 1, 2**62),
@@ -139,6 +176,78 @@ def list_rounds() -> Response:
     found = get_backend().list_rounds(filters)
     return jsonify({"rounds": [r.to_json() for r in found], "count": len(found),
                     "limit": filters.limit, "offset": filters.offset})
+
+
+def _json_body() -> dict[str, Any]:
+    if not request.is_json:
+        raise BackendError("send application/json")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise BackendError("the body must be a JSON object")
+    return data
+
+
+def _reason(data: dict[str, Any]) -> str:
+    reason = data.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise BackendError("give the reason as a non-empty string", "reason")
+    return reason.strip()[:2000]
+
+
+@bp.post("/rounds/<int:round_id>/void")
+@token_required("amend")
+def void_round(round_id: int) -> tuple[Response, int]:
+    """Void a round, or declare it a misdeal (``"kind": "misdeal"``), with a reason."""
+    from dealer_assist import services
+
+    from .store import store
+
+    data = _json_body()
+    kind = data.get("kind", "void")
+    if kind not in ("void", "misdeal"):
+        raise BackendError("kind is void or misdeal", "kind")
+    reason = _reason(data)
+    with store(write=True) as s:
+        event = services.void_round(s, round_id, user=_user().name, reason=reason, kind=kind)
+        body = {"round_id": round_id, "status": "voided" if kind == "void" else "misdeal",
+                "event": {"id": event.id, "kind": event.kind, "reason": event.reason,
+                          "actor": _user().name, "at": event.at.isoformat()}}
+    return jsonify(body), 201
+
+
+@bp.post("/rounds/<int:round_id>/corrections")
+@token_required("amend")
+def correct_round(round_id: int) -> tuple[Response, int]:
+    """Log the right round in place of round_id; returns the new round and what each seat
+    is still owed (pay) or owes (collect)."""
+    from dealer_assist import services
+    from dealer_assist.services import review as review_service
+
+    from .store import store
+
+    data = _json_body()
+    reason = _reason(data)
+    round_json = rounds.round_body(data.get("round"))
+    with store(write=True) as s:
+        logged = services.correct_round(s, round_id, round_json=round_json,
+                                        user=_user().name, reason=reason)
+    with store() as s:
+        rv = review_service.round_review(s, logged.round_id)
+    body = {**logged.to_json(), "corrects_round_id": round_id,
+            "deltas": [d.to_json() for d in rv.deltas]}
+    return jsonify(body), 201
+
+
+@bp.get("/rounds/<int:round_id>/audit")
+@token_required("read")
+def round_audit(round_id: int) -> Response:
+    """The round's audit trail: its chain events, and its voids/corrections."""
+    record = get_backend().get_round(round_id).to_json()
+    return jsonify({"round_id": round_id, "status": record.get("status", "settled"),
+                    "audit": record.get("audit", []), "events": record.get("events", []),
+                    "replaces_round_id": record.get("replaces_round_id"),
+                    "replaced_by_round_id": record.get("replaced_by_round_id"),
+                    "stored_matches": record.get("stored_matches")})
 
 
 @bp.post("/tables/<table>/shifts")

@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 from flask import (
     Blueprint,
     Flask,
-    abort,
     current_app,
     flash,
     redirect,
@@ -25,7 +24,7 @@ from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import DataRequired, Length
 
-from .backend import BackendError, UserInfo, allowed, get_backend
+from .backend import BackendError, ForbiddenError, UserInfo, allowed, get_backend, refusal
 from .security import LoginThrottle
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
@@ -85,9 +84,10 @@ def requires(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
             if not current_user.is_authenticated:
                 return cast(R, current_app.login_manager.unauthorized())  # type: ignore[attr-defined]
             if not signed_in_user().can(action):
-                abort(403)
+                raise ForbiddenError(refusal(signed_in_user().info.roles, action))
             return view(*args, **kwargs)
 
+        wrapped.required_action = action  # type: ignore[attr-defined]
         return wrapped
 
     return decorate

@@ -19,18 +19,37 @@ from dealer_assist.domain.chips import DEFAULT_DENOMINATIONS
 from dealer_assist.domain.rulesets import DEFAULT_RULES, RuleSet
 
 ROLES = ("dealer", "supervisor", "auditor", "admin")
-#: Who may do what. A role not listed for an action is refused with 403.
+#: Who may do what. A role not listed for an action is refused with 403. An admin
+#: administers but deals only if also a dealer; an auditor reads everything, changes nothing.
 PERMISSIONS: dict[str, frozenset[str]] = {
-    "deal": frozenset({"dealer", "supervisor", "admin"}),
+    "deal": frozenset({"dealer", "supervisor"}),
     "open_shift": frozenset({"supervisor", "admin"}),
     "close_shift": frozenset({"supervisor", "admin"}),
     "read": frozenset({"dealer", "supervisor", "auditor", "admin"}),
+    "review": frozenset({"supervisor", "auditor", "admin"}),
+    "amend": frozenset({"supervisor"}),
+    "approve": frozenset({"supervisor"}),
+    "administer": frozenset({"admin"}),
+}
+#: What each action is, for the refusal message.
+ACTION_TEXT = {
+    "deal": "settling and logging rounds", "open_shift": "opening a shift",
+    "close_shift": "closing a shift", "read": "reading the log",
+    "review": "reviewing the hand history", "amend": "voiding or correcting a round",
+    "approve": "approving a large payout", "administer": "administration",
 }
 
 
 def allowed(roles: frozenset[str] | set[str], action: str) -> bool:
     """True if any of ``roles`` may do ``action``."""
     return bool(PERMISSIONS[action] & set(roles))
+
+
+def refusal(roles: frozenset[str] | set[str], action: str) -> str:
+    """The message of a 403: what was refused, who may, and what the user is."""
+    who = ", ".join(sorted(roles)) or "no role"
+    may = " or ".join(sorted(PERMISSIONS[action]))
+    return f"{ACTION_TEXT[action].capitalize()} needs the role {may}; you are {who}."
 
 
 class BackendError(Exception):

@@ -20,7 +20,7 @@ from werkzeug.wrappers import Response
 from dealer_assist.domain.cards import DECK
 from dealer_assist.domain.round_entry import STAKE_KEYS
 
-from . import rounds
+from . import approvals, rounds
 from .auth import requires, signed_in_user
 from .backend import ConflictError, RoundFilters, get_backend
 
@@ -125,7 +125,10 @@ def log_round(table: str) -> tuple[Response, int]:
     if backend.current_shift(table) is None:
         raise ConflictError(f"no shift is open at {table}: a supervisor must open one")
     key = rounds.idempotency_key(request.headers.get("Idempotency-Key"))
-    logged = rounds.log(info, request.get_json(silent=True), signed_in_user().info, key)
+    data, approval = approvals.split_body(request.get_json(silent=True))
+    user = signed_in_user().info
+    rounds.check_large_payout(info, data, user, approval, via="session", key=key)
+    logged = rounds.log(info, data, user, key)
     return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
 
 

@@ -52,6 +52,13 @@ SCHEMAS: dict[str, Any] = {
                       "maxItems": 7},
             "misdeal": {"type": "boolean"},
             "misdeal_reason": {"type": "string"},
+            "approval": {
+                "type": "object", "required": ["supervisor", "password"],
+                "description": "When logging only: a seat paid over the table's large-payout "
+                               "threshold needs a supervisor's approval (unless the token is "
+                               "a supervisor's); recorded before the round is logged",
+                "properties": {"supervisor": {"type": "string"},
+                               "password": {"type": "string"}}},
         },
     },
     "BetResult": {
@@ -123,7 +130,37 @@ SCHEMAS: dict[str, Any] = {
             "dealer_cards": {"type": "array", "items": _CARD},
             "seats": {"type": "integer", "description": "seats with a bet"},
             "total": {"type": "integer", "description": "players' net in cents"},
-            "status": {"enum": ["settled", "voided", "corrected", "misdeal"]}},
+            "status": {"enum": ["settled", "voided", "corrected", "misdeal"]},
+            "source": {"enum": ["manual", "scan", "simulated"]},
+            "largest_pay": {"type": "integer",
+                            "description": "the most any seat was paid (its winning bets)"},
+            "replaces_round_id": {"type": ["integer", "null"],
+                                  "description": "set on a correction's new round"}},
+    },
+    "RoundEvent": {
+        "type": "object", "required": ["id", "kind", "reason", "actor", "at"],
+        "properties": {
+            "id": {"type": "integer"}, "kind": {"enum": ["void", "correction", "misdeal"]},
+            "reason": {"type": "string"}, "actor": {"type": "string"},
+            "at": {"type": "string", "format": "date-time"},
+            "replacement_round_id": {"type": ["integer", "null"]}},
+    },
+    "AuditEntry": {
+        "type": "object", "required": ["chain", "seq", "action", "actor", "at", "hash"],
+        "properties": {
+            "chain": {"type": "string"}, "seq": {"type": "integer"},
+            "action": {"type": "string"}, "actor": {"type": "string"},
+            "at": {"type": "string", "format": "date-time"}, "hash": {"type": "string"}},
+    },
+    "SeatDelta": {
+        "type": "object",
+        "required": ["seat", "original", "corrected", "difference", "action", "amount"],
+        "properties": {
+            "seat": {"type": "integer"}, "original": {"type": "integer"},
+            "corrected": {"type": "integer"},
+            "difference": {"type": "integer", "description": "corrected - original net"},
+            "action": {"enum": ["pay", "collect", "none"]},
+            "amount": {"type": "integer", "description": "what to pay or collect, cents"}},
     },
     "Shift": {
         "type": "object", "required": ["id", "table", "open"],
@@ -137,6 +174,7 @@ SCHEMAS: dict[str, Any] = {
 _PDF = {"description": "The report", "content": {"application/pdf": {
     "schema": {"type": "string", "format": "binary"}}}}
 _TABLE = {"name": "table", "in": "path", "required": True, "schema": {"type": "string"}}
+_ROUND_ID = {"name": "round_id", "in": "path", "required": True, "schema": {"type": "integer"}}
 
 
 def _query(name: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
@@ -176,12 +214,80 @@ PATHS: dict[str, Any] = {
             _query("since", {"type": "string", "format": "date-time"},
                    "entered at or after (ISO 8601; UTC when no offset is given)"),
             _query("until", {"type": "string", "format": "date-time"}, "entered before"),
+            _query("card", {"type": "string"}, "rounds where this card was dealt (to the "
+                   "dealer or a seat; with seat: in that seat)"),
+            _query("bet", {"enum": ["ante", "play", "pair_plus", "six_card", "prime"]},
+                   "rounds where a seat staked this bet (play: a seat played)"),
+            _query("min_payout", {"type": "integer", "minimum": 0},
+                   "rounds where a seat was paid at least this (cents)"),
+            _query("status", {"enum": ["settled", "voided", "corrected", "misdeal"]},
+                   "status of the round"),
             _query("limit", {"type": "integer", "minimum": 1, "maximum": 500}, "default 50"),
-            _query("offset", {"type": "integer", "minimum": 0}, "default 0")],
+            _query("before", {"type": "string", "pattern": "^[0-9]+_[0-9]+$"},
+                   "next_before of the previous page"),
+            _query("offset", {"type": "integer", "minimum": 0},
+                   "default 0 (deprecated: use before; offset > 0 filters by table, shift, "
+                   "seat and time only)")],
         "responses": {"200": _json({"type": "object", "properties": {
             "rounds": {"type": "array", "items": _ref("RoundSummary")},
             "count": {"type": "integer"}, "limit": {"type": "integer"},
-            "offset": {"type": "integer"}}}, "The rounds"), **_errors(400, 401, 403)}}},
+            "offset": {"type": "integer"},
+            "next_before": {"type": ["string", "null"],
+                            "description": "pass as before for the next (older) page"},
+            "searched_to": {"type": ["string", "null"],
+                            "description": "set when a page is short because the search "
+                                           "stopped at this time; next_before goes on"}}},
+            "The rounds"), **_errors(400, 401, 403, 404)}}},
+    "/rounds/{round_id}/void": {"post": {
+        "summary": "Void a round, or declare it a misdeal, with a reason (supervisor)",
+        "parameters": [_ROUND_ID],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["reason"],
+            "properties": {"reason": {"type": "string", "minLength": 1},
+                           "kind": {"enum": ["void", "misdeal"]}}}}}},
+        "responses": {"201": _json({"type": "object", "required": ["round_id", "status",
+                                                                     "event"],
+                                    "properties": {"round_id": {"type": "integer"},
+                                                   "status": {"enum": ["voided", "misdeal"]},
+                                                   "event": _ref("RoundEvent")}},
+                                   "Voided; the round stays in the log, marked"),
+                      **_errors(400, 401, 403, 404, 409, 503)}}},
+    "/rounds/{round_id}/corrections": {"post": {
+        "summary": "Correct a round: log the right one, linked (supervisor)",
+        "parameters": [_ROUND_ID],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["round", "reason"],
+            "properties": {"round": _ref("Round"),
+                           "reason": {"type": "string", "minLength": 1}}}}}},
+        "responses": {"201": _json({"type": "object", "required": ["round_id", "serial",
+                                                                     "corrects_round_id",
+                                                                     "deltas"],
+                                    "properties": {
+                                        "round_id": {"type": "integer"},
+                                        "serial": {"type": "integer"},
+                                        "table": {"type": "string"},
+                                        "settlement": _ref("Settlement"),
+                                        "corrects_round_id": {"type": "integer"},
+                                        "deltas": {"type": "array",
+                                                   "items": _ref("SeatDelta")}}},
+                                   "The new round, and per seat what to pay or collect"),
+                      **_errors(400, 401, 403, 404, 409, 422, 503)}}},
+    "/rounds/{round_id}/audit": {"get": {
+        "summary": "A round's audit trail: its chain events, voids and corrections",
+        "parameters": [_ROUND_ID],
+        "responses": {"200": _json({"type": "object", "required": ["round_id", "audit",
+                                                                     "events"],
+                                    "properties": {
+                                        "round_id": {"type": "integer"},
+                                        "status": {"type": "string"},
+                                        "audit": {"type": "array",
+                                                  "items": _ref("AuditEntry")},
+                                        "events": {"type": "array",
+                                                   "items": _ref("RoundEvent")},
+                                        "replaces_round_id": {"type": ["integer", "null"]},
+                                        "replaced_by_round_id": {"type": ["integer", "null"]},
+                                        "stored_matches": {"type": ["boolean", "null"]}}},
+                                   "The trail"), **_errors(401, 403, 404)}}},
     "/tables/{table}/shifts": {"post": {
         "summary": "Open a shift at a table (supervisor, admin)",
         "parameters": [_TABLE],
@@ -225,7 +331,8 @@ def spec() -> dict[str, Any]:
     responses = {
         f"E{code}": _json(_ref("Error"), text)
         for code, text in {400: "Bad request", 401: "Missing or invalid token",
-                           403: "Role not allowed", 404: "Not found",
+                           403: "Role not allowed (or a large payout without a supervisor's "
+                                "approval: code approval_required)", 404: "Not found",
                            409: "Conflict (no open shift, shift already open or closed)",
                            415: "Not JSON",
                            422: "The round is not valid (the message names seat and problem)",

@@ -47,6 +47,24 @@ def preview(table: TableInfo, data: object) -> dict[str, Any]:
             "threshold": table.large_payout_threshold}
 
 
+def check_large_payout(table: TableInfo, data: object, user: UserInfo,
+                       approval: Mapping[str, Any] | None, *, via: str,
+                       key: str | None = None) -> None:
+    """Settle first: a seat paid over the threshold needs a supervisor's approval (403
+    ``approval_required`` without one). Needs the hand log; other backends skip it."""
+    if table.large_payout_threshold is None:
+        return
+    from .approvals import require_approval
+    from .backend import get_backend
+    from .services_backend import ServicesBackend
+
+    if not isinstance(get_backend(), ServicesBackend):
+        return
+    body = round_body(data)
+    settlement = settle_json(body, table.rules, table.seats)
+    require_approval(table, body, settlement, user, approval, via=via, idempotency_key=key)
+
+
 def log(table: TableInfo, data: object, user: UserInfo, key: str | None) -> LoggedRoundInfo:
     # The log validates and settles through the domain itself (DomainError names the field)
     # and writes nothing for a bad round.

@@ -142,8 +142,11 @@ class ServicesBackend:
         label = version.label or (
             f"pair plus {rules.pays_label('pair_plus')}, "
             f"ante bonus {rules.pays_label('ante_bonus')}")
+        own = table.large_payout_threshold
+        chips = tuple(table.chip_denominations or ()) or self.denominations
         return TableInfo(name=table.name, seats=table.seats, rules=rules, rules_label=label,
-                         denominations=self.denominations, large_payout_threshold=threshold)
+                         denominations=chips,
+                         large_payout_threshold=threshold if own is None else own)
 
     def tables(self) -> list[TableInfo]:
         def run(s: orm.Session) -> list[TableInfo]:

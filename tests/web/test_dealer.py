@@ -72,7 +72,7 @@ def test_screen_without_shift(auth: Auth) -> None:
     assert "Open shift at TCP-1" in auth.client.get("/dealer/TCP-1").text
 
 
-@pytest.mark.parametrize("role,status", [("dealer", 200), ("supervisor", 200), ("admin", 200),
+@pytest.mark.parametrize("role,status", [("dealer", 200), ("supervisor", 200), ("admin", 403),
                                          ("auditor", 403)])
 def test_screen_by_role(auth: Auth, backend: MemoryBackend, role: str, status: int) -> None:
     open_shift(backend)

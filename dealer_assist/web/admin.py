@@ -1,0 +1,241 @@
+"""Administration (role admin; every change is an audit event through the services):
+tables, rule-set versions, users, API tokens."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response
+
+from dealer_assist import services
+from dealer_assist.domain.analysis import analyze
+from dealer_assist.domain.errors import DomainError
+from dealer_assist.domain.rulesets import PRESETS, RuleSet, ruleset_from_json, ruleset_from_presets
+from dealer_assist.services.table_settings import set_table_money
+from dealer_assist.store.models import ROLES
+
+from .auth import requires, signed_in_user
+from .backend import BackendError
+from .store import forget_table, store
+
+bp = Blueprint("admin", __name__, url_prefix="/admin")
+
+
+def _me() -> str:
+    return signed_in_user().name
+
+
+def _cents_or_none(raw: str | None, field: str) -> int | None:
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = round(float(raw.replace(",", "").replace("$", "")) * 100)
+    except ValueError:
+        raise BackendError(f"{field}: an amount like 5000", field) from None
+    return value
+
+
+def _denominations(raw: str | None) -> list[int] | None:
+    if raw is None or raw.strip() == "":
+        return None
+    out = []
+    for part in raw.replace(",", " ").split():
+        cents = _cents_or_none(part, "chip values")
+        if cents is not None:
+            out.append(cents)
+    return out
+
+
+def _version_rows(s: Any) -> list[dict[str, Any]]:
+    rows = []
+    for v in services.list_ruleset_versions(s):
+        rules = ruleset_from_json(json.loads(v.rules_json))
+        rows.append({"version": v, "rules": rules, "analysis": analyze(rules)})
+    return rows
+
+
+# ---------------------------------------------------------------- tables
+
+@bp.get("/")
+@requires("administer")
+def index() -> Response:
+    return redirect(url_for("admin.tables"))
+
+
+@bp.get("/tables")
+@requires("administer")
+def tables() -> str:
+    with store() as s:
+        rows = services.list_tables(s, include_inactive=True)
+        versions = services.list_ruleset_versions(s)
+    return render_template("admin/tables.html", tables=rows, versions=versions)
+
+
+@bp.post("/tables")
+@requires("administer")
+def create_table() -> Response:
+    name = (request.form.get("name") or "").strip()
+    seats = int(request.form.get("seats") or 7)
+    version_id = request.form.get("ruleset_version_id")
+    with store(write=True) as s:
+        rules_json = None
+        if version_id:
+            rules_json = json.loads(services.get_ruleset_version(s, int(version_id)).rules_json)
+        services.create_table(s, name, seats, rules_json, actor=_me())
+    flash(f"Table {name} added.")
+    return redirect(url_for("admin.tables"))
+
+
+@bp.post("/tables/<name>")
+@requires("administer")
+def update_table(name: str) -> Response:
+    form = request.form
+    threshold = _cents_or_none(form.get("large_payout_threshold"), "threshold")
+    denominations = _denominations(form.get("chip_denominations"))
+    with store(write=True) as s:
+        rules_json = None
+        if form.get("ruleset_version_id"):
+            rules_json = json.loads(services.get_ruleset_version(
+                s, int(form["ruleset_version_id"])).rules_json)
+        services.update_table(s, name, actor=_me(), seats=int(form.get("seats") or 0) or None,
+                              active=form.get("active") == "on", rules_json=rules_json)
+        set_table_money(s, name, actor=_me(), large_payout_threshold=threshold,
+                        chip_denominations=denominations)
+    forget_table(name)
+    flash(f"Table {name} saved.")
+    return redirect(url_for("admin.tables"))
+
+
+# ---------------------------------------------------------------- rule sets
+
+def _rules_from_form() -> tuple[RuleSet, str]:
+    source = request.form.get("source", "preset")
+    try:
+        if source == "json":
+            text = request.form.get("rules_json") or "{}"
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise BackendError(f"the rule set is not valid JSON: {exc}", "rules_json") \
+                    from None
+            return ruleset_from_json(data), text
+        names = [n for n in request.form.getlist("preset") if n]
+        rules = ruleset_from_presets(*names)
+        return rules, json.dumps(rules.to_json(), indent=1)
+    except DomainError as exc:
+        raise BackendError(exc.message, exc.field or "rules_json") from None
+
+
+@bp.get("/rulesets")
+@requires("administer")
+def rulesets() -> str:
+    with store() as s:
+        rows = _version_rows(s)
+    return render_template("admin/rulesets.html", rows=rows, presets=list(PRESETS),
+                           candidate=None, text="", label="", error=None)
+
+
+@bp.post("/rulesets")
+@requires("administer")
+def ruleset_post() -> Any:
+    label = (request.form.get("label") or "").strip()[:200] or None
+    error = None
+    candidate = None
+    text = request.form.get("rules_json") or ""
+    try:
+        rules, text = _rules_from_form()
+        if request.form.get("action") == "create":
+            with store(write=True) as s:
+                version = services.add_ruleset_version(s, rules.to_json(), actor=_me(),
+                                                       label=label)
+            flash(f"Rule-set version {version.id} stored ({rules.content_hash[:12]}…). "
+                  f"Activate it on a table under Tables.")
+            return redirect(url_for("admin.rulesets"))
+        candidate = {"rules": rules, "analysis": analyze(rules)}
+    except BackendError as exc:
+        error = exc.message
+    with store() as s:
+        rows = _version_rows(s)
+    return render_template("admin/rulesets.html", rows=rows, presets=list(PRESETS),
+                           candidate=candidate, text=text, label=label or "",
+                           error=error), 422 if error else 200
+
+
+# ---------------------------------------------------------------- users
+
+@bp.get("/users")
+@requires("administer")
+def users() -> str:
+    with store() as s:
+        rows = services.list_users(s)
+    return render_template("admin/users.html", users=rows, roles=ROLES)
+
+
+@bp.post("/users")
+@requires("administer")
+def create_user() -> Response:
+    name = (request.form.get("name") or "").strip()
+    with store(write=True) as s:
+        services.create_user(s, name, request.form.getlist("roles"),
+                             request.form.get("password") or "", actor=_me())
+    flash(f"User {name} added.")
+    return redirect(url_for("admin.users"))
+
+
+@bp.post("/users/<name>")
+@requires("administer")
+def update_user(name: str) -> Response:
+    form = request.form
+    kwargs: dict[str, Any] = {}
+    if form.get("what") == "roles":
+        kwargs["roles"] = form.getlist("roles")
+    elif form.get("what") == "active":
+        kwargs["active"] = form.get("active") == "1"
+    elif form.get("what") == "password":
+        kwargs["password"] = form.get("password") or ""
+    else:
+        raise BackendError("say what to change: roles, active or password", "what")
+    with store(write=True) as s:
+        services.update_user(s, name, actor=_me(), **kwargs)
+    flash(f"User {name}: {form.get('what')} changed.")
+    return redirect(url_for("admin.users"))
+
+
+# ---------------------------------------------------------------- API tokens
+
+@bp.get("/tokens")
+@requires("administer")
+def tokens() -> str:
+    with store() as s:
+        rows = services.list_tokens(s)
+        names = [u.name for u in services.list_users(s) if u.active]
+    return render_template("admin/tokens.html", tokens=rows, users=names, new_token=None)
+
+
+@bp.post("/tokens")
+@requires("administer")
+def create_token() -> str:
+    owner = request.form.get("user") or ""
+    label = (request.form.get("label") or "").strip()[:200] or None
+    with store(write=True) as s:
+        token = services.create_token(s, owner, label=label, actor=_me())
+    with store() as s:
+        rows = services.list_tokens(s)
+        names = [u.name for u in services.list_users(s) if u.active]
+    return render_template("admin/tokens.html", tokens=rows, users=names, new_token=token,
+                           new_owner=owner)
+
+
+@bp.post("/tokens/<int:token_id>/revoke")
+@requires("administer")
+def revoke_token(token_id: int) -> Response:
+    with store(write=True) as s:
+        services.revoke_token(s, token_id, actor=_me())
+    flash(f"Token {token_id} revoked.")
+    return redirect(url_for("admin.tokens"))
+
+
+def init_app(app: Flask) -> None:
+    app.register_blueprint(bp)
