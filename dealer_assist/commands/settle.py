@@ -20,17 +20,48 @@ def _error(exc: DomainError, line: int | None = None) -> dict[str, Any]:
     return {"error": body}
 
 
+class _NotJSON(Exception):
+    """Text that json.loads refuses: bad syntax, too deeply nested, a number too long."""
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _NotJSON(exc.msg) from exc
+    except RecursionError as exc:
+        raise _NotJSON("nested too deeply") from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise _NotJSON(str(exc)) from exc
+
+
+def _dumps(value: Any, indent: int | None = None) -> str:
+    try:
+        return json.dumps(value, indent=indent, ensure_ascii=False).encode().decode()
+    except UnicodeEncodeError:  # a lone surrogate in the input's text: escape it instead
+        return json.dumps(value, indent=indent)
+
+
+def _read(file: TextIO, what: str) -> str:
+    try:
+        return file.read()
+    except UnicodeDecodeError as exc:
+        click.echo(f"error: {what} is not UTF-8 text ({exc.reason} at byte {exc.start})",
+                   err=True)
+        sys.exit(2)
+
+
 def _settle_lines(lines: list[str], rules: RuleSet, out: TextIO) -> int:
     bad = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
+            data = _loads(line)
+        except _NotJSON as exc:
             bad += 1
             out.write(json.dumps({"error": {"code": "invalid_json", "line": number, "field": None,
-                                            "message": f"line {number} is not JSON: {exc.msg}"}}))
+                                            "message": f"line {number} is not JSON: {exc}"}}))
             out.write("\n")
             continue
         try:
@@ -38,7 +69,7 @@ def _settle_lines(lines: list[str], rules: RuleSet, out: TextIO) -> int:
         except DomainError as exc:
             bad += 1
             result = _error(exc, number)
-        out.write(json.dumps(result, ensure_ascii=False))
+        out.write(_dumps(result))
         out.write("\n")
     return bad
 
@@ -58,15 +89,15 @@ def register(group: click.Group) -> None:
         rules = DEFAULT_RULES
         if rules_file is not None:
             try:
-                rules = ruleset_from_text(rules_file.read())
+                rules = ruleset_from_text(_read(rules_file, "--rules"))
             except DomainError as exc:
                 raise click.UsageError(f"--rules: {exc.message}") from exc
-        text = file.read()
+        text = _read(file, "the input")
         if not text.strip():
             raise click.UsageError("no round given: pass a JSON file or pipe one in")
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
+            data = _loads(text)
+        except _NotJSON:
             lines = text.splitlines()
             if sum(1 for line in lines if line.strip()) < 2:
                 click.echo("error: the input is not JSON", err=True)
@@ -80,4 +111,4 @@ def register(group: click.Group) -> None:
         except DomainError as exc:
             click.echo(f"error: {exc.message}", err=True)
             sys.exit(2)
-        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        click.echo(_dumps(result, indent=2))

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
-from functools import cache
+from functools import lru_cache
 
-from .errors import CardError
+from .errors import CardError, shown
 
 
 class Rank(IntEnum):
@@ -135,7 +135,8 @@ class Card:
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in RANKS for suit in SUITS)
 
 
-@cache
+# Bounded: a server parses hostile tokens all shift; an unbounded cache would keep every one.
+@lru_cache(maxsize=4096)
 def _parse_token(token: str) -> Card:
     text = token.strip().upper()
     if len(text) < 2:
@@ -152,7 +153,7 @@ def parse_card(token: str | Card) -> Card:
     if isinstance(token, Card):
         return token
     if not isinstance(token, str):
-        raise CardError(f"{token!r} is not a card ({_CARD_FORMAT})")
+        raise CardError(f"{shown(token)} is not a card ({_CARD_FORMAT})")
     return _parse_token(token)
 
 

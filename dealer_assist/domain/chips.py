@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import DomainError
+from .errors import DomainError, shown
 
 #: US casino chip colours by value in cents: $1 white, $5 red, $25 green, $100 black,
 #: $500 purple, $1000 orange (yellow in some houses), $5000 grey. Used where a table sets none.
@@ -56,7 +56,7 @@ def check_denominations(denominations: Iterable[int]) -> tuple[int, ...]:
         raise ChipError("a table needs at least one chip denomination", "denominations")
     for value in values:
         if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise ChipError(f"chip denominations must be positive whole cents, not {value!r}",
+            raise ChipError(f"chip denominations must be positive whole cents, not {shown(value)}",
                             "denominations")
     if len(set(values)) != len(values):
         raise ChipError("a chip denomination is listed twice", "denominations")

@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+import reprlib
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxstring, _SHOWN.maxother = 3, 40, 40
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = 4
+
+
+def shown(value: object) -> str:
+    """A short repr of a bad value for an error message: nesting and length are cut, so a
+    hostile value (1,000 levels deep, a megabyte long) neither crashes nor floods the message.
+
+    >>> print(shown([[[[["AS"]]]]]), shown("Q" * 100))
+    [[[[...]]]] 'QQQQQQQQQQQQQQQQQ...QQQQQQQQQQQQQQQQQQ'
+    """
+    try:
+        return _SHOWN.repr(value)
+    except (ValueError, RecursionError):  # an int past str()'s digit limit, a cycle
+        return f"<{type(value).__name__}>"
+
 
 class DomainError(Exception):
     """Base of every error the rules raise; ``field`` says where (``seats[2].cards``)."""

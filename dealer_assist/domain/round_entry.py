@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import Card, parse_cards
-from .errors import CardError, RoundError
+from .errors import CardError, RoundError, shown
 from .rulesets import DEFAULT_RULES, RuleSet
 
 MAX_SEATS = 7
@@ -81,7 +81,7 @@ class RoundEntry:
 
 def _stake(value: object, where: str, label: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RoundError(f"{where}: {label} stake must be a whole number of cents, not {value!r}")
+        raise RoundError(f"{where}: {label} stake must be a whole number of cents, not {shown(value)}")
     if value < 0:
         raise RoundError(f"{where}: {label} stake cannot be negative ({value})")
     return value

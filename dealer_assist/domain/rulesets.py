@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .cards import Rank
-from .errors import RuleSetError
+from .errors import RuleSetError, shown
 from .six_card import FiveCardCategory
 from .three_card import CATEGORY_ORDER, ThreeCardCategory
 
@@ -232,7 +232,7 @@ def _pay_table(
             )
         if not _is_whole(value) or value < 0:
             raise RuleSetError(
-                f"{name}.{key}: pays must be a whole number to 1, 0 or more, not {value!r}",
+                f"{name}.{key}: pays must be a whole number to 1, 0 or more, not {shown(value)}",
                 f"{name}.{key}",
             )
         table[key] = value
@@ -310,6 +310,10 @@ def ruleset_from_text(text: str) -> RuleSet:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RuleSetError(f"rule set is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except RecursionError as exc:
+        raise RuleSetError("rule set is not valid JSON: nested too deeply") from exc
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise RuleSetError(f"rule set is not valid JSON: {exc}") from exc
     return ruleset_from_json(data)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
+from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
 
 from dealer_assist.domain.errors import DomainError
@@ -47,6 +48,43 @@ def init_app(app: Flask) -> None:
         if wants_json():
             return error_response(400, "csrf_failed", message)
         return _page(400, "Please reload", message)
+
+    @app.errorhandler(RecursionError)
+    def _too_deep(exc: RecursionError) -> Any:
+        # Only a request body nested deeper than the JSON parser goes gets here (json.loads
+        # raises RecursionError, not the ValueError that get_json(silent=True) swallows).
+        message = "the body is not valid JSON: it is nested too deeply"
+        if wants_json():
+            return error_response(400, "invalid_json", message)
+        return _page(400, "Bad request", message)
+
+    def _out_of_range() -> Any:
+        message = "a number or time in the request is out of range"
+        if wants_json():
+            return error_response(400, "out_of_range", message)
+        return _page(400, "Bad request", message)
+
+    @app.errorhandler(OverflowError)
+    def _overflow(exc: OverflowError) -> Any:
+        # An id past 64 bits in a URL, a time past year 9999 in UTC: bound to a query, refused.
+        return _out_of_range()
+
+    @app.errorhandler(sa_exc.StatementError)
+    def _database(exc: sa_exc.StatementError) -> Any:
+        """A safety net for database errors a service did not map itself."""
+        if isinstance(exc.orig, OverflowError) or isinstance(exc, sa_exc.DataError):
+            return _out_of_range()
+        if isinstance(exc, (sa_exc.OperationalError, sa_exc.InterfaceError)) or (
+                isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated):
+            app.logger.warning("database unavailable: %s", type(exc).__name__)
+            message = "the database cannot be reached; nothing was written, try again"
+            if wants_json():
+                return error_response(503, "store_unavailable", message)
+            return _page(503, "Database unavailable", message)
+        app.logger.exception("database error")
+        if wants_json():
+            return error_response(500, "server_error", "an internal error occurred")
+        return _page(500, "Internal Server Error", "an internal error occurred")
 
     @app.errorhandler(DomainError)
     def _domain(exc: DomainError) -> Any:
