@@ -174,7 +174,10 @@ SCHEMAS: dict[str, Any] = {
 _PDF = {"description": "The report", "content": {"application/pdf": {
     "schema": {"type": "string", "format": "binary"}}}}
 _TABLE = {"name": "table", "in": "path", "required": True, "schema": {"type": "string"}}
-_ROUND_ID = {"name": "round_id", "in": "path", "required": True, "schema": {"type": "integer"}}
+_ROUND_ID = {"name": "round_id", "in": "path", "required": True,
+             "schema": {"type": "integer", "minimum": 0, "maximum": 2**53}}
+_SHIFT_ID = {"name": "shift_id", "in": "path", "required": True,
+             "schema": {"type": "integer", "minimum": 0, "maximum": 2**53}}
 
 
 def _query(name: str, schema: dict[str, Any], text: str) -> dict[str, Any]:
@@ -200,10 +203,9 @@ PATHS: dict[str, Any] = {
                       **_errors(400, 401, 403, 404, 409, 415, 422, 503)}}},
     "/rounds/{round_id}": {"get": {
         "summary": "A logged round with its settlement and audit trail",
-        "parameters": [{"name": "round_id", "in": "path", "required": True,
-                        "schema": {"type": "integer"}}],
+        "parameters": [_ROUND_ID],
         "responses": {"200": _json(_ref("RoundRecord"), "The round"),
-                      **_errors(401, 403, 404)}}},
+                      **_errors(400, 401, 403, 404)}}},
     "/rounds": {"get": {
         "summary": "Logged rounds, newest first",
         "parameters": [
@@ -287,30 +289,27 @@ PATHS: dict[str, Any] = {
                                         "replaces_round_id": {"type": ["integer", "null"]},
                                         "replaced_by_round_id": {"type": ["integer", "null"]},
                                         "stored_matches": {"type": ["boolean", "null"]}}},
-                                   "The trail"), **_errors(401, 403, 404)}}},
+                                   "The trail"), **_errors(400, 401, 403, 404)}}},
     "/tables/{table}/shifts": {"post": {
         "summary": "Open a shift at a table (supervisor, admin)",
         "parameters": [_TABLE],
         "responses": {"201": _json(_ref("Shift"), "Opened"),
-                      **_errors(401, 403, 404, 409, 503)}}},
+                      **_errors(400, 401, 403, 404, 409, 503)}}},
     "/shifts/{shift_id}/close": {"post": {
         "summary": "Close a shift (supervisor, admin)",
-        "parameters": [{"name": "shift_id", "in": "path", "required": True,
-                        "schema": {"type": "integer"}}],
+        "parameters": [_SHIFT_ID],
         "responses": {"200": _json(_ref("Shift"), "Closed"),
-                      **_errors(401, 403, 404, 409, 503)}}},
+                      **_errors(400, 401, 403, 404, 409, 503)}}},
     "/shifts/{shift_id}/report.pdf": {"get": {
         "summary": "Shift audit report, PDF (supervisor, auditor, admin)",
-        "parameters": [{"name": "shift_id", "in": "path", "required": True,
-                        "schema": {"type": "integer"}},
+        "parameters": [_SHIFT_ID,
                        _query("auditor", {"type": "string"}, "name under the auditor's line")],
-        "responses": {"200": _PDF, **_errors(401, 403, 404, 503)}}},
+        "responses": {"200": _PDF, **_errors(400, 401, 403, 404, 503)}}},
     "/rounds/{round_id}/dispute.pdf": {"get": {
         "summary": "One-page dispute sheet of a round, PDF (supervisor, auditor, admin)",
-        "parameters": [{"name": "round_id", "in": "path", "required": True,
-                        "schema": {"type": "integer"}},
+        "parameters": [_ROUND_ID,
                        _query("auditor", {"type": "string"}, "name under the auditor's line")],
-        "responses": {"200": _PDF, **_errors(401, 403, 404, 503)}}},
+        "responses": {"200": _PDF, **_errors(400, 401, 403, 404, 503)}}},
     "/reports/day.pdf": {"get": {
         "summary": "Daily floor report, PDF (supervisor, auditor, admin)",
         "parameters": [
