@@ -198,7 +198,8 @@ def search(session: orm.Session, query: HistoryQuery) -> HistoryPage:
                                                  RoundEvent.kind == kind))
         elif q.status == "misdeal":
             declared = sa.select(RoundEvent.round_id).where(RoundEvent.kind == "misdeal")
-            logged = sa.select(r.id).where(r.misdeal.is_(True))
+            # Written as the partial index's own predicate, so both engines use it.
+            logged = sa.select(r.id).where(sa.literal_column("rounds.misdeal", sa.Boolean))
             if _count_upto(session, declared) + _count_upto(session, logged) < PROBE:
                 plan.append("misdeal indexes")
                 indexed.append(r.id.in_(sa.union(declared, logged)))
