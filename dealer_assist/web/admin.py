@@ -70,7 +70,12 @@ def tables() -> str:
     with store() as s:
         rows = services.list_tables(s, include_inactive=True)
         versions = services.list_ruleset_versions(s)
-    return render_template("admin/tables.html", tables=rows, versions=versions)
+    labels = {}
+    for v in versions:
+        rules = ruleset_from_json(json.loads(v.rules_json))
+        labels[v.id] = v.label or (f"PP {rules.pays_label('pair_plus')}, "
+                                   f"AB {rules.pays_label('ante_bonus')}")
+    return render_template("admin/tables.html", tables=rows, versions=versions, labels=labels)
 
 
 @bp.post("/tables")
