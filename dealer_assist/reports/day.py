@@ -200,7 +200,7 @@ def day_story(figures: DayFigures, info: Casino, edges: Edges, *, generated: dat
                                f"<font name='{st_mono}' size='6.5'>{c.verify_head}</font>",
                                "OK" if c.verified else
                                f"<font color='#b3261e'><b>{esc(c.verify_summary)}</b></font>"])
-        story += [Spacer(1, 4), grid(chain_rows, [w * x for x in (0.1, 0.07, 0.5, 0.33)],
+        story += [Spacer(1, 4), grid(chain_rows, [w * x for x in (0.16, 0.07, 0.5, 0.27)],
                                      numeric_from=99, align_right=[1])]
     story += [CondPageBreak(3.2 * inch), p("Signatures", st.h2),
               signature_block([("Shift manager / pit manager", ""),

@@ -781,7 +781,7 @@ def day_figures(session: orm.Session, day: date, *, day_start: time = time(0),
         tables = {f.table: f.table_id for f in ordered}
         for name, table_id in sorted(tables.items()):
             result = verify_log(session, table=name)
-            chains.append(ChainState(table_chain(table_id), result.chains.get(
+            chains.append(ChainState(f"{name} ({table_chain(table_id)})", result.chains.get(
                 table_chain(table_id), (0, ""))[0], result.head, result.ok, result.summary(),
                 result.head))
         verified = all(c.verified for c in chains)
