@@ -519,7 +519,7 @@
       for (const c of seat.cards) cards.append(face(c, "small"));
       head.append(cards);
       if (seat.hand) head.append(el("span", "hand-name", seat.hand.name));
-      if (seat.decision !== "none") head.append(el("span", "badge", seat.decision));
+      if (seat.decision !== "none" && !s.misdeal) head.append(el("span", "badge", seat.decision));
       box.append(head);
       const rows = el("table", "bets");
       for (const bet of seat.bets) {
@@ -560,6 +560,7 @@
       list.append(box);
     }
     $("#result-error").textContent = "";
+    hideApproval();
     $("#result").hidden = false;
     $("#entry").setAttribute("aria-hidden", "true");
     const confirm = $("#confirm");
@@ -579,6 +580,7 @@
     for (const h of hands) cardsInput(h).value = "";
     for (const k of Object.keys(decisions)) delete decisions[k];
     preview = null;
+    $("#misdeal-reason").value = "";
     hideResult();
     clearErrors();
     activeHand = "dealer";
@@ -587,6 +589,62 @@
     toast.textContent = `Round ${logged.serial} logged` + (logged.replayed ? " (already logged)" : "");
     toast.classList.add("show");
     cardsInput("dealer").focus();
+  }
+
+  /* A payout over the table's threshold: the server answers 403 approval_required and
+   * logs nothing. The supervisor types their name and password here; the same round goes
+   * again with the approval and the same Idempotency-Key (so it is logged once). */
+  function showApproval(message) {
+    const form = $("#approval");
+    form.hidden = false;
+    $("#approval-why").textContent = message;
+    $("#approval-error").textContent = "";
+    $("#confirm").hidden = true;
+    $("#approval-password").value = "";
+    ($("#approval-name").value ? $("#approval-password") : $("#approval-name")).focus();
+  }
+
+  function hideApproval() {
+    $("#approval").hidden = true;
+    $("#approval-password").value = "";
+    $("#approval-error").textContent = "";
+  }
+
+  async function approveAndLog(ev) {
+    ev.preventDefault();
+    if (!preview || busy) return;
+    const name = $("#approval-name").value.trim();
+    const password = $("#approval-password").value;
+    if (!name || !password) {
+      $("#approval-error").textContent = "The supervisor types their name and password.";
+      return;
+    }
+    busy = true;
+    const button = $("#approval-submit");
+    button.disabled = true;
+    $("#approval-error").textContent = "";
+    try {
+      const r = await post(cfg.logUrl, {...preview.payload,
+                                        approval: {supervisor: name, password}},
+                           {"Idempotency-Key": preview.key});
+      $("#approval-password").value = "";
+      if (r.ok && r.data) {
+        hideApproval();
+        startNextRound(r.data);
+        return;
+      }
+      const why = r.data && r.data.error ? r.data.error.message : `HTTP ${r.status}`;
+      $("#approval-error").textContent =
+        `Not logged: ${why}. The round is kept: try again, or go back to edit.`;
+      $("#approval-password").focus();
+    } catch (e) {
+      $("#approval-error").textContent =
+        "Not logged: the server cannot be reached. The round is kept: press Approve and " +
+        "log to try again (it is never logged twice).";
+    } finally {
+      busy = false;
+      button.disabled = false;
+    }
   }
 
   async function confirmAndLog() {
@@ -599,6 +657,11 @@
       const r = await post(cfg.logUrl, preview.payload, {"Idempotency-Key": preview.key});
       if (r.ok && r.data) {
         startNextRound(r.data);
+        return;
+      }
+      if (r.status === 403 && r.data && r.data.error
+          && r.data.error.code === "approval_required") {
+        showApproval(r.data.error.message);
         return;
       }
       if (r.data && r.data.error && r.status >= 400 && r.status < 500 && r.status !== 409
@@ -623,6 +686,85 @@
     }
   }
 
+  /* ---- misdeal (RULES.md §7): every stake returned, logged like any round ----------- */
+
+  function misdealPayload(reason) {
+    const seats = [];
+    for (let n = 1; n <= SEATS; n++) {
+      const stakes = {};
+      for (const k of STAKES) stakes[k] = parseAmount(stakeInput(n, k).value) || 0;
+      const cards = tokens(cardsInput(String(n)).value);
+      if (!STAKES.some((k) => stakes[k] > 0)) continue;
+      seats.push({seat: n, cards, play: decisions[n] === "play", ...stakes});
+    }
+    return {dealer: tokens(cardsInput("dealer").value), seats, misdeal: true,
+            misdeal_reason: reason};
+  }
+
+  function openMisdeal() {
+    if (busy || !$("#result").hidden) return;
+    clearErrors();
+    const seats = misdealPayload("").seats.map((s) => s.seat);
+    $("#misdeal-seats").textContent = seats.length ? seats.join(", ") : "none";
+    $("#misdeal-error").textContent = seats.length ? "" :
+      "Enter the stakes of the seats in the round first: they are what is returned.";
+    $("#misdeal-go").disabled = !seats.length;
+    $("#misdeal-dialog").hidden = false;
+    $("#entry").setAttribute("aria-hidden", "true");
+    $("#misdeal-reason").focus();
+  }
+
+  function closeMisdeal() {
+    $("#misdeal-dialog").hidden = true;
+    $("#entry").removeAttribute("aria-hidden");
+  }
+
+  async function settleMisdeal() {
+    if (busy) return;
+    const reason = $("#misdeal-reason").value.trim();
+    if (!reason) {
+      $("#misdeal-error").textContent = "Give the reason for the misdeal.";
+      $("#misdeal-reason").focus();
+      return;
+    }
+    const payload = misdealPayload(reason);
+    busy = true;
+    $("#misdeal-go").disabled = true;
+    try {
+      const r = await post(cfg.settleUrl, payload);
+      if (r.ok && r.data) {
+        closeMisdeal();
+        preview = {payload, key: newKey(), response: r.data};
+        showResult(r.data, null);
+        $("#result-title").textContent = "Misdeal: every stake returned";
+      } else {
+        const why = r.data && r.data.error ? r.data.error.message : `HTTP ${r.status}`;
+        $("#misdeal-error").textContent = `Not settled: ${why}.`;
+      }
+    } catch (e) {
+      $("#misdeal-error").textContent =
+        "The server cannot be reached. Your entry is kept: try again.";
+    } finally {
+      busy = false;
+      $("#misdeal-go").disabled = false;
+    }
+  }
+
+  $("#misdeal").addEventListener("click", openMisdeal);
+  $("#misdeal-cancel").addEventListener("click", closeMisdeal);
+  $("#misdeal-go").addEventListener("click", settleMisdeal);
+  $("#misdeal-reason").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") { ev.preventDefault(); settleMisdeal(); }
+  });
+  for (const b of $$("[data-reason]")) {
+    b.addEventListener("click", () => {
+      $("#misdeal-reason").value = b.dataset.reason;
+      $("#misdeal-error").textContent = "";
+      $("#misdeal-go").focus();
+    });
+  }
+  $("#approval").addEventListener("submit", approveAndLog);
+
   $("#settle").addEventListener("click", settle);
   $("#confirm").addEventListener("click", confirmAndLog);
   $("#back-to-edit").addEventListener("click", () => {
@@ -631,6 +773,14 @@
   });
 
   document.addEventListener("keydown", (ev) => {
+    if (!$("#misdeal-dialog").hidden) {
+      if (ev.key === "Escape") {
+        ev.preventDefault();
+        closeMisdeal();
+        cardsInput(activeHand).focus();
+      }
+      return;
+    }
     if (!$("#result").hidden) {
       if (ev.key === "Escape") {
         ev.preventDefault();
