@@ -29,6 +29,14 @@ SQLITE_FILE = "dealer_assist.sqlite3"
 SQLITE_BUSY_TIMEOUT = 15.0
 #: How long a PostgreSQL connection attempt may take before the store is called unreachable.
 PG_CONNECT_TIMEOUT = 5
+#: How long a PostgreSQL statement waits for a lock another session holds (the chain head of
+#: a table, say) before the store is called unavailable, like SQLite's busy timeout.
+PG_LOCK_TIMEOUT = SQLITE_BUSY_TIMEOUT
+#: libpq TCP settings: a PostgreSQL server that stops answering (a network partition) is
+#: given up on after this many milliseconds of unacknowledged data, and idle connections are
+#: probed, instead of a request hanging until the kernel gives up (many minutes).
+PG_TCP: dict[str, int] = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
+                          "keepalives_count": 3, "tcp_user_timeout": 20_000}
 #: Execution option a session sets on its connection to start an IMMEDIATE SQLite transaction.
 WRITE_OPTION = "dealer_assist_write"
 
@@ -63,6 +71,14 @@ def _sqlite_connect_with(busy_timeout: float) -> Callable[[Any, Any], None]:
         cur.close()
 
     return connect
+
+
+def _pg_connect(dbapi_conn: Any, _record: Any) -> None:
+    # Set per connection (not in the URL's ``options``, which may carry a search_path).
+    cur = dbapi_conn.cursor()
+    cur.execute(f"SET lock_timeout = {int(PG_LOCK_TIMEOUT * 1000)}")
+    cur.close()
+    dbapi_conn.commit()
 
 
 def _sqlite_begin(conn: sa.Connection) -> None:
@@ -105,11 +121,14 @@ def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_T
     if parsed.get_backend_name() == "postgresql":
         if parsed.get_driver_name() in ("", "psycopg2") or parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
-        connect_args = {"connect_timeout": PG_CONNECT_TIMEOUT, **kwargs.pop("connect_args", {})}
+        connect_args = {"connect_timeout": PG_CONNECT_TIMEOUT, **PG_TCP,
+                        **kwargs.pop("connect_args", {})}
         options = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20,
                    "connect_args": connect_args}
         options.update(kwargs)
-        return sa.create_engine(parsed, **options)
+        engine = sa.create_engine(parsed, **options)
+        event.listen(engine, "connect", _pg_connect)
+        return engine
     return sa.create_engine(parsed, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, g, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
 from sqlalchemy import exc as sa_exc
 from werkzeug.exceptions import HTTPException
@@ -33,6 +33,14 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
 
 def _page(status: int, title: str, message: str) -> tuple[str, int]:
     return render_template("error.html", status=status, title=title, message=message), status
+
+
+def _outage_page(message: str) -> tuple[str, int]:
+    # The page's layout shows who is signed in, and looking that up needs the database that
+    # just failed: show it as signed out instead of failing again (a 500).
+    if "_login_user" not in g:
+        g._login_user = current_app.login_manager.anonymous_user()  # type: ignore[attr-defined]
+    return _page(503, "Database unavailable", message)
 
 
 _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
@@ -80,7 +88,7 @@ def init_app(app: Flask) -> None:
             message = "the database cannot be reached; nothing was written, try again"
             if wants_json():
                 return error_response(503, "store_unavailable", message)
-            return _page(503, "Database unavailable", message)
+            return _outage_page(message)
         app.logger.exception("database error")
         if wants_json():
             return error_response(500, "server_error", "an internal error occurred")
@@ -94,6 +102,8 @@ def init_app(app: Flask) -> None:
     def _backend(exc: BackendError) -> Any:
         if wants_json():
             return error_response(exc.status, exc.code, exc.message, exc.field)
+        if exc.status == 503:
+            return _outage_page(exc.message)
         return _page(exc.status, exc.code.replace("_", " ").capitalize(), exc.message)
 
     @app.errorhandler(HTTPException)
