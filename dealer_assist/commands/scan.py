@@ -64,8 +64,10 @@ def register(group: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=None,
                   help="Confidence under which a card needs confirmation (default 0.90).")
+    @click.option("--deck", "deck_file", type=click.Path(path_type=Path),
+                  help="An enrolled deck (.npz from `vision enroll`).")
     def scan(image: Path, table_name: str | None, zones_file: Path | None, as_json: bool,
-             threshold: float | None) -> None:
+             threshold: float | None, deck_file: Path | None) -> None:
         """Read every face-up card in a table photo (JPEG or PNG).
 
         Cards are grouped into hands of three and seated by the seat zones (or in order
@@ -80,8 +82,17 @@ def register(group: click.Group) -> None:
             img = load(image)
         except ImageError as exc:
             _fail(str(exc))
+        protos = None
+        if deck_file is not None:
+            from dealer_assist.vision.enroll import load as load_deck_file
+
+            try:
+                protos = load_deck_file(deck_file)
+            except (OSError, ValueError) as exc:
+                _fail(f"cannot load enrolled deck {deck_file}: {exc}")
         try:
-            reader = Reader(threshold=DEFAULT_THRESHOLD if threshold is None else threshold)
+            reader = Reader(threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
+                            prototypes=protos)
         except FileNotFoundError as exc:
             _fail(f"no card model installed: {exc}")
         result = reader.read(img, zones)
@@ -94,3 +105,40 @@ def register(group: click.Group) -> None:
             click.echo(json.dumps(result))
         else:
             _print_table(result)
+
+    @group.group()
+    def vision() -> None:
+        """Card recognition: teach the reader a casino's own deck."""
+
+    @vision.command()
+    @click.argument("out", type=click.Path(path_type=Path))
+    @click.argument("pairs", nargs=-1, required=True, type=click.Path(path_type=Path))
+    def enroll(out: Path, pairs: tuple[Path, ...]) -> None:
+        """Enroll a deck from labelled photos: OUT.npz PHOTO LABELS [PHOTO LABELS ...].
+
+        LABELS is JSON: {"cards": [{"card": "AS", "corners": [[x, y] x4]}, ...]}, corners
+        clockwise from the upright index (the format of scripts/vision_generate.py). Scan
+        with --deck OUT.npz afterwards.
+        """
+        from dealer_assist.vision.enroll import load_labelled, prototypes, save
+        from dealer_assist.vision.loading import ImageError
+        from dealer_assist.vision.reader import Reader
+
+        if len(pairs) % 2:
+            _fail("give PHOTO LABELS pairs")
+        photos = []
+        for img_path, label_path in zip(pairs[::2], pairs[1::2], strict=True):
+            try:
+                photos.append(load_labelled(img_path, label_path))
+            except ImageError as exc:
+                _fail(str(exc))
+            except (OSError, ValueError) as exc:
+                _fail(f"{label_path}: {exc}")
+        try:
+            protos = prototypes(Reader(), photos)
+        except ValueError as exc:
+            _fail(str(exc))
+        if not protos:
+            _fail("no labelled index corner was found in the photos")
+        save(protos, out)
+        click.echo(f"enrolled {len(protos)} cards from {len(photos)} photos into {out}")

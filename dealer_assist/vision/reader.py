@@ -26,7 +26,7 @@ import numpy as np
 from dealer_assist.domain.cards import DECK, Card, parse_card
 
 from .geometry import Blob, Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
-from .net import FRAME_CARD_H, NONE, PATCH_W, IndexNet
+from .net import FRAME_CARD_H, NONE, PATCH_W, DnnIndexNet, IndexNet
 from .trainset import RUN_STEP, slide_offsets
 
 Seat = int | str | None
@@ -35,7 +35,11 @@ Seat = int | str | None
 DEFAULT_THRESHOLD = 0.90
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
-MODEL_NAME = "index_net.npz"
+MODEL_NAME = "index_net.onnx"
+#: Enrolled-deck weighting: likelihood exp(PROTO_SHARPNESS x cosine similarity); cards
+#: not enrolled count as this similarity.
+PROTO_SHARPNESS = 12.0
+PROTO_NEUTRAL = 0.6
 
 
 def model_dirs() -> list[Path]:
@@ -105,16 +109,21 @@ def _card_height(blobs: list[Blob]) -> float | None:
     return float(np.median(fans)) if fans else None
 
 
-def _plausible(frame: Frame, card_h: float | None) -> bool:
-    """Is the frame's vertical extent a card height? (Skips half the frames of a hand.)"""
-    c = frame.blob.corners
-    vert = float(np.linalg.norm(c[(frame.k + 3) % 4] - c[frame.k]))
-    lo, hi = _sides(frame.blob)
-    if hi > 1.12 * lo:  # a spread hand: its card height is the short side
-        return vert <= lo * 1.001
+def _frames_to_try(blob: Blob, card_h: float | None) -> set[int]:
+    """Which of the four frames may show the cards upright: those whose vertical extent is
+    a card height (a spread hand: its short side), both pairs when that is unclear."""
+    c = blob.corners
+    v0 = float(np.linalg.norm(c[3] - c[0]))  # vertical extent of frames 0 and 2
+    v1 = float(np.linalg.norm(c[1] - c[0]))  # ... of frames 1 and 3
+    lo, hi = min(v0, v1), max(v0, v1)
+    if hi > 1.12 * lo:
+        return {0, 2} if v0 <= v1 else {1, 3}
     if card_h is None:
-        return True
-    return abs(vert - card_h) <= 0.15 * card_h or hi <= 1.05 * lo
+        return {0, 1, 2, 3}
+    d0, d1 = abs(v0 - card_h) / card_h, abs(v1 - card_h) / card_h
+    if abs(d0 - d1) < 0.08:
+        return {0, 1, 2, 3}
+    return {0, 2} if d0 < d1 else {1, 3}
 
 
 def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
@@ -129,16 +138,24 @@ def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
 
 
 class Reader:
-    def __init__(self, model: IndexNet | str | Path | None = None,
+    def __init__(self, model: IndexNet | DnnIndexNet | str | Path | None = None,
                  threshold: float = DEFAULT_THRESHOLD,
                  prototypes: dict[str, np.ndarray] | None = None,
                  exhaustive: bool = False) -> None:
         if model is None:
             model = default_model_path()
-        self.net = model if isinstance(model, IndexNet) else IndexNet.load(model)
+        self.net: IndexNet | DnnIndexNet
+        if isinstance(model, IndexNet | DnnIndexNet):
+            self.net = model
+        elif str(model).endswith(".onnx"):
+            self.net = DnnIndexNet(model)
+        else:
+            self.net = IndexNet.load(model)
         self.threshold = threshold
         #: enrolled deck: mean embedding per card string (see ``enroll``)
         self.prototypes = prototypes or {}
+        self._proto_rows = [(DECK.index(parse_card(k)), v.astype(np.float32))
+                            for k, v in self.prototypes.items()]
         #: baseline mode for the benchmark: all four frames of every blob, every window
         self.exhaustive = exhaustive
 
@@ -152,9 +169,10 @@ class Reader:
         card_h = _card_height(blobs)
         for blob in blobs:
             row = []
+            tries = {0, 1, 2, 3} if self.exhaustive else _frames_to_try(blob, card_h)
             for k in range(4):
                 frame = make_frame(blob, k)
-                if not self.exhaustive and not _plausible(frame, card_h):
+                if k not in tries:
                     row.append(_FrameEval(frame, np.zeros(0), start))
                     continue
                 offs = slide_offsets(frame, 2 if self.exhaustive else RUN_STEP)
@@ -216,19 +234,18 @@ class Reader:
         return Hand(cards, blob.centre)
 
     def _with_prototypes(self, probs: np.ndarray, feat: np.ndarray) -> np.ndarray:
-        """Blend in the enrolled deck: cosine similarity to each enrolled card's mean
-        embedding, as a second opinion (see ``dealer_assist.vision.enroll``)."""
-        if not self.prototypes:
+        """Weigh in the enrolled deck (see ``dealer_assist.vision.enroll``): each enrolled
+        card's likelihood grows with the cosine similarity of this window's embedding to
+        the card's mean embedding; cards not enrolled get a neutral likelihood."""
+        if not self.prototypes or feat.size == 0:
             return probs
-        names = list(self.prototypes)
-        protos = np.stack([self.prototypes[n] for n in names])
         f = feat / (np.linalg.norm(feat) + 1e-6)
-        sims = protos @ f
-        e = np.exp((sims - sims.max()) * 30.0)
-        proto_probs = np.zeros(52)
-        for n, v in zip(names, e / e.sum(), strict=True):
-            proto_probs[DECK.index(parse_card(n))] = v
-        return np.asarray(0.5 * probs + 0.5 * proto_probs)
+        sims = np.full(52, PROTO_NEUTRAL, np.float32)
+        for i, proto in self._proto_rows:
+            sims[i] = float(proto @ f)
+        like = np.exp(PROTO_SHARPNESS * (sims - sims.max()))
+        out = probs * like
+        return np.asarray(out * float(probs.sum()) / max(float(out.sum()), 1e-12))
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -236,6 +253,13 @@ class Reader:
         confirm: list[dict[str, Any]] = []
         hands.sort(key=lambda h: (h.centre[1], h.centre[0]))
         assign_seats(hands, zones, confirm)
+        # number the hands in seat order, the dealer last, unseated hands after
+        order = sorted(range(len(hands)), key=lambda i: _seat_key(hands[i].seat))
+        renumber = {old: new for new, old in enumerate(order)}
+        hands = [hands[i] for i in order]
+        for item in confirm:
+            if item.get("hand") is not None:
+                item["hand"] = renumber[item["hand"]]
         out_cards: list[dict[str, Any]] = []
         out_hands: list[dict[str, Any]] = []
         seen: dict[str, list[int]] = {}
@@ -271,6 +295,12 @@ class Reader:
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}
+
+
+def _seat_key(seat: Seat) -> tuple[int, int]:
+    if isinstance(seat, int):
+        return (0, seat)
+    return (1, 0) if seat == "dealer" else (2, 0)
 
 
 def _fit_circle(pts: np.ndarray) -> tuple[np.ndarray, float, float]:

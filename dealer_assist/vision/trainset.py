@@ -19,7 +19,7 @@ from dealer_assist.domain.cards import DECK, RANKS, SUITS, Card
 
 from .faces import Face
 from .geometry import Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
-from .net import FRAME_CARD_H, NONE, PATCH_W
+from .net import FRAME_CARD_H, NONE, PATCH_H, PATCH_W
 from .synth import _card_layer, _felt, _paste
 
 #: Windows start every STEP frame pixels along the top edge.
@@ -175,7 +175,8 @@ def patches_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
                     ranks.append(NONE)
                     suits.append(-1)
     if not xs:
-        return Patches(np.zeros((0, 40, 24, 3), np.uint8), np.zeros(0, int), np.zeros(0, int))
+        return Patches(np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8), np.zeros(0, int),
+                       np.zeros(0, int))
     return Patches(np.concatenate(xs), np.array(ranks), np.array(suits))
 
 
