@@ -147,6 +147,24 @@ def serve(url: str, folder: Path, workers: int, threads: int) -> tuple[subproces
     raise SystemExit("the server did not come up: see " + str(folder / "server.log"))
 
 
+def cpu_seconds(proc: subprocess.Popen[bytes]) -> float:
+    """User + system CPU of the gunicorn master and its workers so far (Linux /proc)."""
+    pids = [proc.pid]
+    try:
+        pids += [int(p) for p in
+                 Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+    except OSError:
+        return float("nan")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def stop(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -409,14 +427,19 @@ def run(engine: str, args: argparse.Namespace) -> bool:
         proc, port = serve(url, folder, workers, threads)
         try:
             before = os.getloadavg()[0]
+            cpu = cpu_seconds(proc)
             started = time.monotonic()
             Client.reconnects = 0
             stats = run_load(port, floor, args)
             elapsed = time.monotonic() - started - 1.0
+            cpu = cpu_seconds(proc) - cpu
             after = os.getloadavg()[0]
         finally:
             stop(proc)
         report(engine, args, stats, (before, after), elapsed)
+        print(f"  server CPU: {cpu:.1f} s in {elapsed:.0f} s ({cpu / elapsed:.2f} cores), "
+              f"{1000 * cpu / max(1, len(stats.latency.get('log_round', []))):.1f} ms "
+              f"per logged round (all operations included)")
         ok, summary = check(url, stats)
         print(f"  {summary}")
         lat = stats.latency.get("log_round", [])
