@@ -26,6 +26,9 @@ from .errors import CardError, RoundError, shown
 from .rulesets import DEFAULT_RULES, RuleSet
 
 MAX_SEATS = 7
+#: No table takes a bet this large ($1 billion); the bound keeps every payout (stake x pays,
+#: pays at most rulesets.MAX_PAYS) well inside a 64-bit integer in the log and the batch path.
+MAX_STAKE = 100_000_000_000
 STAKE_KEYS = ("ante", "pair_plus", "six_card", "prime")
 _SEAT_KEYS = frozenset({"seat", "cards", "play", *STAKE_KEYS})
 _ROUND_KEYS = frozenset({"dealer", "seats", "rules", "misdeal", "misdeal_reason"})
@@ -84,6 +87,9 @@ def _stake(value: object, where: str, label: str) -> int:
         raise RoundError(f"{where}: {label} stake must be a whole number of cents, not {shown(value)}")
     if value < 0:
         raise RoundError(f"{where}: {label} stake cannot be negative ({value})")
+    if value > MAX_STAKE:
+        raise RoundError(f"{where}: {label} stake {shown(value)} is beyond any table "
+                         f"(at most {MAX_STAKE} cents)")
     return value
 
 

@@ -31,6 +31,9 @@ from .six_card import FiveCardCategory
 from .three_card import CATEGORY_ORDER, ThreeCardCategory
 
 PayTable = Mapping[str, int]
+#: The largest pays a table may name (to 1): far past any real table (royal 1000 to 1),
+#: small enough that stake x pays fits a 64-bit integer.
+MAX_PAYS = 100_000
 
 #: Hands each pay table may name, best first (the order a pays string lists them in).
 PAIR_PLUS_HANDS = ("straight_flush", "three_of_a_kind", "straight", "flush", "pair")
@@ -214,13 +217,15 @@ def _pay_table(
         return {}
     if isinstance(raw, str):
         parts = [p.strip() for p in raw.split("-")] if raw.strip().lower() != "none" else []
-        if len(parts) > len(hands) or not all(p.isdigit() for p in parts):
+        # ASCII digits only ("²".isdigit() is true) and short enough to stay within MAX_PAYS.
+        if len(parts) > len(hands) or not all(
+                p.isascii() and p.isdigit() and len(p) <= 6 for p in parts):
             raise RuleSetError(
-                f'{name}: "{raw}" is not a pays list like '
+                f'{name}: "{shown(raw)[1:-1]}" is not a pays list like '
                 f'"{"-".join(str(DEFAULT_JSON.get(name, {}).get(h, 1)) for h in hands)}"',
                 name,
             )
-        return {hand: int(p) for hand, p in zip(hands, parts, strict=False)}
+        raw = {hand: int(p) for hand, p in zip(hands, parts, strict=False)}
     if not isinstance(raw, Mapping):
         raise RuleSetError(f"{name}: must be an object of hand: pays, or a pays list", name)
     table: dict[str, int] = {}
@@ -230,9 +235,10 @@ def _pay_table(
             raise RuleSetError(
                 f"{name}.{key}: unknown hand (one of {', '.join(allowed)})", f"{name}.{key}"
             )
-        if not _is_whole(value) or value < 0:
+        if not _is_whole(value) or not 0 <= value <= MAX_PAYS:
             raise RuleSetError(
-                f"{name}.{key}: pays must be a whole number to 1, 0 or more, not {shown(value)}",
+                f"{name}.{key}: pays must be a whole number to 1, from 0 to {MAX_PAYS}, "
+                f"not {shown(value)}",
                 f"{name}.{key}",
             )
         table[key] = value

@@ -287,3 +287,15 @@ def test_agrees_with_an_independent_naive_implementation(data: dict[str, Any],
                                                               parse_cards(entry["cards"])]),
                                    complete)
         assert seat.net == naive, f"seat {seat.seat}"
+
+
+def test_absurd_stakes_and_pays_are_refused_not_overflowed() -> None:
+    from dealer_assist.domain.errors import DomainError
+
+    with pytest.raises(DomainError, match=r"seat 1: ante stake .* is beyond any table"):
+        parse_round({"dealer": "QH 8C 3D",
+                     "seats": [{"seat": 1, "cards": "KS 7H 2C", "ante": 10**23, "play": True}]})
+    for bad in ({"pair_plus": {"pair": 10**9}}, {"pair_plus": "9999999-1"},
+                {"pair_plus": "40-30-6-4-²"}):
+        with pytest.raises(DomainError, match="pair_plus"):
+            ruleset_from_json(bad)
