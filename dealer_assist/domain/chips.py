@@ -153,6 +153,50 @@ def round_pay_plan(settlement: Mapping[str, Any], denominations: Sequence[int],
     return sorted(plans, key=lambda p: p.seat)
 
 
-__all__ = ["DEFAULT_DENOMINATIONS", "ChipCount", "ChipError", "SeatPayPlan",
-           "check_denominations", "chip_remainder", "cut_chips", "round_pay_plan",
-           "seat_pay_plan"]
+#: The most chips of one denomination an inventory, fill or credit may count.
+MAX_CHIP_COUNT = 1_000_000
+
+
+def chip_counts(typed: Mapping[int, str], denominations: Iterable[int]) -> dict[int, int]:
+    """Chip counts typed per denomination (a supervisor's opening or closing inventory, a
+    fill, a credit) as ``{denomination: count}``, largest first, without the blanks and zeros.
+
+    Only the table's own denominations are counted; a count is a whole number of chips.
+
+    >>> chip_counts({500: "100", 2500: " 40 ", 10000: "", 100: "0"}, (10000, 2500, 500, 100))
+    {2500: 40, 500: 100}
+    >>> chip_counts({500: "1,200"}, (500,))
+    {500: 1200}
+    >>> chip_counts({500: "-3"}, (500,))
+    Traceback (most recent call last):
+    ...
+    dealer_assist.domain.chips.ChipError: chips of 5.00: '-3' is not a count of chips (a whole number, 0 or more)
+    >>> chip_counts({700: "1"}, (500,))
+    Traceback (most recent call last):
+    ...
+    dealer_assist.domain.chips.ChipError: chips of 7.00 are not used at this table
+    """
+    allowed = set(check_denominations(denominations))
+    out: dict[int, int] = {}
+    for denom, raw in typed.items():
+        label = f"chips of {denom // 100}.{denom % 100:02d}"
+        if denom not in allowed:
+            raise ChipError(f"{label} are not used at this table", f"chip-{denom}")
+        text = raw.strip().replace(",", "")
+        if text == "":
+            continue
+        if not text.isdigit() or not text.isascii():
+            raise ChipError(f"{label}: {shown(raw.strip())} is not a count of chips "
+                            f"(a whole number, 0 or more)", f"chip-{denom}")
+        count = int(text)
+        if count > MAX_CHIP_COUNT:
+            raise ChipError(f"{label}: {count:,} is more chips than a table holds",
+                            f"chip-{denom}")
+        if count:
+            out[denom] = count
+    return {d: out[d] for d in sorted(out, reverse=True)}
+
+
+__all__ = ["DEFAULT_DENOMINATIONS", "MAX_CHIP_COUNT", "ChipCount", "ChipError", "SeatPayPlan",
+           "check_denominations", "chip_counts", "chip_remainder", "cut_chips",
+           "round_pay_plan", "seat_pay_plan"]

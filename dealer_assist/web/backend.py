@@ -25,6 +25,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
     "deal": frozenset({"dealer", "supervisor"}),
     "open_shift": frozenset({"supervisor", "admin"}),
     "close_shift": frozenset({"supervisor", "admin"}),
+    "shift_chips": frozenset({"supervisor", "admin"}),
     "read": frozenset({"dealer", "supervisor", "auditor", "admin"}),
     "review": frozenset({"supervisor", "auditor", "admin"}),
     "amend": frozenset({"supervisor"}),
@@ -34,7 +35,8 @@ PERMISSIONS: dict[str, frozenset[str]] = {
 #: What each action is, for the refusal message.
 ACTION_TEXT = {
     "deal": "settling and logging rounds", "open_shift": "opening a shift",
-    "close_shift": "closing a shift", "read": "reading the log",
+    "close_shift": "closing a shift", "shift_chips": "recording a fill or a credit",
+    "read": "reading the log",
     "review": "reviewing the hand history", "amend": "voiding or correcting a round",
     "approve": "approving a large payout", "administer": "administration",
 }

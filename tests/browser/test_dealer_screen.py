@@ -47,6 +47,9 @@ class Keys:
 
 def open_shift(page: Any, server: LiveServer, table: str = "TCP-1") -> None:
     page.click(f"tr[data-table='{table}'] >> text=Open shift")
+    page.fill("[data-testid=chip-2500]", "200")  # the opening count (test_shift_pages.py)
+    page.click("[data-testid=open-submit]")
+    page.click("[data-testid=deal]")
     page.wait_for_selector("#settle")
 
 

@@ -26,9 +26,10 @@ REPORTS = {"reports.", "reports_api."}
 #: The matrix the issue asks for, as the roles' allowed actions.
 EXPECTED = {
     "dealer": {"deal", "read"},
-    "supervisor": {"deal", "read", "review", "amend", "approve", "open_shift", "close_shift"},
+    "supervisor": {"deal", "read", "review", "amend", "approve", "open_shift", "close_shift",
+                   "shift_chips"},
     "auditor": {"read", "review"},
-    "admin": {"read", "review", "administer", "open_shift", "close_shift"},
+    "admin": {"read", "review", "administer", "open_shift", "close_shift", "shift_chips"},
 }
 
 
@@ -61,7 +62,9 @@ def test_every_route_is_classified(store_app: Flask) -> None:
     routes = _routes(store_app)
     endpoints = {r[0] for r in routes}
     assert {"review.void_page", "review.correct_page", "admin.users", "api.void_round",
-            "api.correct_round", "api.round_audit", "dealer.log_round"} <= endpoints
+            "api.correct_round", "api.round_audit", "dealer.log_round", "shifts.list_page",
+            "shifts.shift_page", "shifts.open_form", "shifts.open_shift", "shifts.close_form",
+            "shifts.close_shift", "shifts.record_chips"} <= endpoints
 
 
 def _call(client: FlaskClient, auth: Auth | None, token: str | None, method: str,
