@@ -16,7 +16,9 @@ record that fails:
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +27,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import sqlalchemy as sa
 from sqlalchemy import orm
 
@@ -32,10 +35,13 @@ from dealer_assist.domain.batch import NET_COLUMNS, settle_batch
 from dealer_assist.domain.errors import DomainError
 from dealer_assist.domain.rulesets import RuleSet, ruleset_from_json
 from dealer_assist.store.audit import (
-    canonical_event,
-    chain_hash,
+    EVENT_TEMPLATE,
+    canonical_json,
+    digest_of_texts,
+    encode_rows,
+    int_text,
     iso,
-    round_digest,
+    json_text,
     sha256_text,
 )
 from dealer_assist.store.models import (
@@ -126,6 +132,13 @@ class VerifyResult:
 
 
 # ---------------------------------------------------------------- reading the log
+#
+# The hot path reads rows column by column, with times as their canonical text straight
+# from the database, and encodes, hashes and settles a whole chunk at once. Each chunk is
+# first checked to hold exactly the types the fast path assumes (ints, strs, bools, None
+# where a column may be NULL, seats in strictly increasing order, nets far from int64's
+# ends); a chunk that does not (only a tampered log can have one) is checked by the
+# reference path, row by row, exactly as before.
 
 _R = Round.__table__.c
 _S = SeatEntry.__table__.c
@@ -136,35 +149,115 @@ _ROUND_COLS = (_R.id, _R.table_id, _R.serial, _R.shift_id, _R.ruleset_version_id
 _SEAT_COLS = (_S.round_id, _S.seat, _S.cards, _S.c1, _S.c2, _S.c3, _S.ante, _S.play,
               _S.pair_plus, _S.six_card, _S.prime, _S.net_ante, _S.net_play, _S.net_ante_bonus,
               _S.net_pair_plus, _S.net_six_card, _S.net_prime)
+#: Types of ROUND_DIGEST_FIELDS as read (``at`` as its iso text) and of SEAT_DIGEST_FIELDS.
+_ROUND_KINDS = ("int", "int", "int", "int", "int", "str", "int?", "int?", "int?", "bool",
+                "str", "int", "str", "str", "str?", "str?", "int")
+_SEAT_KINDS = ("int", "str", "int?", "int?", "int?", "int", "bool", "int", "int", "int",
+               "int", "int", "int", "int", "int", "int")
+_AT = 12
+#: PostgreSQL writes a timestamp's :func:`iso` text itself (years 1-9999, as Python).
+_PG_ISO = 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'
+_SQLITE_STAMPS = re.compile(r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\n)*"
+                            r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}")
+
+
+class _Times:
+    """Select a time column as text and turn the texts into :func:`iso` texts."""
+
+    def __init__(self, dialect: sa.Dialect) -> None:
+        self.dialect = dialect
+        self.pg = dialect.name == "postgresql"
+        self.sqlite = dialect.name == "sqlite"
+        processor = _R.at.type.result_processor(dialect, None)
+        self._read: Callable[[Any], Any] = processor if processor is not None else _same
+
+    def column(self, col: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
+        if self.pg:
+            return sa.func.to_char(sa.func.timezone("UTC", col), _PG_ISO)
+        return sa.type_coerce(col, sa.types.NullType())  # as stored, unprocessed
+
+    def slow(self, raw: Any) -> str:
+        """The reference: the value SQLAlchemy reads, as :func:`iso`."""
+        return iso(self._read(raw))
+
+    def texts(self, raws: Sequence[Any]) -> list[str]:
+        if self.pg:
+            # to_char's text (a NULL, which Python could not read either, stays None).
+            return list(raws)
+        if self.sqlite and raws and set(map(type, raws)) == {str}:
+            # SQLAlchemy stores "YYYY-MM-DD HH:MM:SS.ffffff" (UTC); read back it is that
+            # datetime, whose iso() is the same digits with "T" and "+00:00". (A string of
+            # that shape that is no real date fails to parse there; here its text can match
+            # no real time's digest, so it is reported instead.)
+            joined = "\n".join(raws)
+            if _SQLITE_STAMPS.fullmatch(joined):
+                return (joined.replace(" ", "T").replace("\n", "+00:00\n")
+                        + "+00:00").split("\n")
+        return [self.slow(raw) for raw in raws]
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 @dataclass
 class _Chunk:
-    rounds: list[Sequence[Any]]
-    seats: dict[int, list[Sequence[Any]]]
+    """Rounds (``at`` as its iso text) and the seat rows of their id range (round_id first,
+    in round_id, seat order), column by column, as SQLAlchemy reads them."""
+
+    round_cols: list[list[Any]]
+    seat_cols: list[list[Any]]
+    _rounds: list[tuple[Any, ...]] | None = None
+    _seats: dict[int, list[tuple[Any, ...]]] | None = None
+
+    @property
+    def rounds(self) -> list[tuple[Any, ...]]:
+        if self._rounds is None:
+            self._rounds = list(zip(*self.round_cols, strict=True))
+        return self._rounds
+
+    @property
+    def seats(self) -> dict[int, list[tuple[Any, ...]]]:
+        """Seat rows (round_id dropped) by round id, for the reference path."""
+        if self._seats is None:
+            self._seats = defaultdict(list)
+            for row in zip(*self.seat_cols, strict=True):
+                self._seats[row[0]].append(row[1:])
+        return self._seats
+
+
+def _columns(conn: sa.Connection, query: sa.Select[Any]) -> list[list[Any]]:
+    """The query's result column by column, each value as SQLAlchemy reads it."""
+    rows = conn.execute(query).all()
+    return [list(c) for c in zip(*rows, strict=True)] or [[] for _ in query.selected_columns]
+
+
+def _round_query(times: _Times) -> tuple[sa.ColumnElement[Any], ...]:
+    return (*_ROUND_COLS[:_AT], times.column(_R.at).label("at"), *_ROUND_COLS[_AT + 1:])
 
 
 def _round_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None,
                   until: datetime | None) -> Iterator[_Chunk]:
-    """Rounds in id order, CHUNK at a time, each with its seat rows (round_id dropped)."""
+    """Rounds in id order, CHUNK at a time, each with its seat rows."""
+    times = _Times(conn.dialect)
+    columns = _round_query(times)
     last = 0
     while True:
-        query = sa.select(*_ROUND_COLS).where(_R.id > last).order_by(_R.id).limit(CHUNK)
+        query = sa.select(*columns).where(_R.id > last).order_by(_R.id).limit(CHUNK)
         if table_ids is not None:
             query = query.where(_R.table_id.in_(table_ids))
         if since is not None:
             query = query.where(_R.at >= since)
         if until is not None:
             query = query.where(_R.at < until)
-        rounds = conn.execute(query).all()
-        if not rounds:
+        round_cols = _columns(conn, query)
+        if not round_cols[0]:
             return
-        lo, hi = rounds[0][0], rounds[-1][0]
-        seats: dict[int, list[Sequence[Any]]] = defaultdict(list)
-        for row in conn.execute(sa.select(*_SEAT_COLS).where(_S.round_id.between(lo, hi))
-                                .order_by(_S.round_id, _S.seat)):
-            seats[row[0]].append(row[1:])
-        yield _Chunk(list(rounds), seats)
+        round_cols[_AT] = times.texts(round_cols[_AT])
+        lo, hi = round_cols[0][0], round_cols[0][-1]
+        seat_cols = _columns(conn, sa.select(*_SEAT_COLS).where(_S.round_id.between(lo, hi))
+                             .order_by(_S.round_id, _S.seat))
+        yield _Chunk(round_cols, seat_cols)
         last = hi
 
 
@@ -172,11 +265,127 @@ _DUMMY_DEALER = (0, 1, 2)
 _DUMMY_PLAYER = (3, 4, 5)
 
 
+@dataclass
+class _Fast:
+    """A chunk laid out for the fast path: per round, its seats' slice; per seat, numbers."""
+
+    round_ids: list[int]
+    seat_no: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    ends: npt.NDArray[np.int64]
+    numbers: npt.NDArray[np.int64]      # per seat: ante, play, pp, six, prime, 6 nets
+    cards: npt.NDArray[np.int64]        # per seat: c1, c2, c3 (0 for NULL)
+    cards_null: npt.NDArray[np.bool_]   # per seat: a card is NULL
+    dealer: npt.NDArray[np.int64]       # per round: dealer c1..c3 (0 for NULL)
+    dealer_null: npt.NDArray[np.bool_]  # per round: a card is NULL
+    misdeal: npt.NDArray[np.bool_]      # per round
+    versions: npt.NDArray[np.int64]     # per round
+
+
+def _int_array(column: Sequence[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """The column as int64 and where it is NULL (0 there); ValueError unless every value is
+    an int (not a bool) or None."""
+    types = set(map(type, column))
+    if types <= {int}:
+        return (np.array(column, dtype=np.int64).reshape(len(column)),
+                np.zeros(len(column), dtype=bool))
+    if types <= {int, type(None)}:
+        return (np.array([0 if v is None else v for v in column], dtype=np.int64),
+                np.array([v is None for v in column], dtype=bool))
+    raise ValueError("not ints")
+
+
+def _fast_layout(chunk: _Chunk) -> _Fast | None:
+    """The chunk's arrays, or None if it does not hold what the fast path assumes."""
+    rc, sc = chunk.round_cols, chunk.seat_cols
+    try:
+        (round_ids, _), (version, _), (d1, n1), (d2, n2), (d3, n3) = (
+            _int_array(rc[i]) for i in (0, 4, 6, 7, 8))
+        seat_int = [_int_array(sc[i]) for i in (0, 1, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14,
+                                                15, 16)]
+    except (ValueError, OverflowError):
+        return None
+    if not set(map(type, sc[7])) <= {bool} or not set(map(type, rc[9])) <= {bool}:
+        return None
+    # NOT NULL columns read as NULL (only a tampered schema allows it): reference path.
+    if any(bool(null.any()) for i, (_, null) in enumerate(seat_int) if i not in (2, 3, 4)):
+        return None
+    seat_rid, seat_no, (c1, m1), (c2, m2), (c3, m3) = (
+        seat_int[0][0], seat_int[1][0], seat_int[2], seat_int[3], seat_int[4])
+    stakes = [a for a, _ in seat_int[5:9]]
+    nets = [a for a, _ in seat_int[9:]]
+    if len(round_ids) > 1 and not bool(np.all(round_ids[1:] > round_ids[:-1])):
+        return None
+    if len(seat_rid) > 1 and bool(np.any((seat_rid[1:] < seat_rid[:-1]) | (
+            (seat_rid[1:] == seat_rid[:-1]) & (seat_no[1:] <= seat_no[:-1])))):
+        return None
+    # Nets within +-2**46: a round's sum (at most 65536 seats of 6 nets) stays inside int64,
+    # so the chunk's running sum may wrap yet each round's difference of it is exact.
+    for a in nets:
+        if len(a) and (int(a.max()) >= 2 ** 46 or int(a.min()) <= -2 ** 46):
+            return None
+    play = np.array(sc[7], dtype=np.int64).reshape(len(sc[7]))
+    numbers = np.stack([stakes[0], play, stakes[1], stakes[2], stakes[3], *nets], axis=1
+                       ).reshape(len(seat_rid), 11)
+    return _Fast(round_ids=rc[0], seat_no=seat_no,
+                 starts=np.searchsorted(seat_rid, round_ids, "left"),
+                 ends=np.searchsorted(seat_rid, round_ids, "right"), numbers=numbers,
+                 cards=np.stack([c1, c2, c3], axis=1).reshape(len(seat_rid), 3),
+                 cards_null=m1 | m2 | m3,
+                 dealer=np.stack([d1, d2, d3], axis=1).reshape(len(round_ids), 3),
+                 dealer_null=n1 | n2 | n3,
+                 misdeal=np.array(rc[9], dtype=bool).reshape(len(round_ids)),
+                 versions=version)
+
+
+def _fast_mismatches(fast: _Fast, rules: dict[int, RuleSet]
+                     ) -> list[tuple[int, int, int, int, int]]:
+    """As :func:`_batch_mismatches`, on the chunk's arrays."""
+    counts = fast.ends - fast.starts
+    # Every seat of every round, in round order (a seat row outside the rounds is skipped).
+    owner = np.repeat(np.arange(len(counts)), counts)
+    first = np.cumsum(counts) - counts
+    seat_index = np.repeat(fast.starts, counts) + (np.arange(len(owner)) - first[owner])
+    known = np.isin(fast.versions, np.array(list(rules), dtype=np.int64))
+    found: list[tuple[int, int, int, int, int]] = []
+    seat_numbers = fast.numbers[seat_index]
+    seat_cards = fast.cards[seat_index]
+    seat_dealer = fast.dealer[owner]
+    broken = fast.misdeal[owner] | fast.dealer_null[owner] | fast.cards_null[seat_index]
+    seat_dealer = np.where(broken[:, None], np.array(_DUMMY_DEALER), seat_dealer)
+    seat_cards = np.where(broken[:, None], np.array(_DUMMY_PLAYER), seat_cards)
+    owner_version = fast.versions[owner]
+    for version_id in np.unique(fast.versions[known]).tolist():
+        rows = np.flatnonzero(owner_version == version_id)
+        values = seat_numbers[rows]
+        nets = settle_batch(rules[version_id], dealer=seat_dealer[rows],
+                            player=seat_cards[rows], ante=values[:, 0],
+                            play=values[:, 1].astype(bool), pair_plus=values[:, 2],
+                            six_card=values[:, 3], prime=values[:, 4], misdeal=broken[rows])
+        stored = values[:, 5:11]
+        for row, col in zip(*np.nonzero(nets != stored), strict=True):
+            at = int(rows[row])
+            found.append((fast.round_ids[int(owner[at])], int(fast.seat_no[seat_index[at]]),
+                          int(col), int(stored[row, col]), int(nets[row, col])))
+    found.sort()
+    return found
+
+
 def _batch_mismatches(chunk: _Chunk, rules: dict[int, RuleSet]
                       ) -> list[tuple[int, int, int, int, int]]:
     """Every stored net of the chunk that differs from a fresh settlement through the
     domain's batch path: (round id, seat, net column, stored, fresh), in round order."""
-    groups: dict[int, list[tuple[int, Sequence[Any], Sequence[Any]]]] = defaultdict(list)
+    fast = _fast_layout(chunk)
+    if fast is not None:
+        return _fast_mismatches(fast, rules)
+    return _reference_mismatches(chunk, rules)
+
+
+def _reference_mismatches(chunk: _Chunk, rules: dict[int, RuleSet]
+                          ) -> list[tuple[int, int, int, int, int]]:
+    """:func:`_batch_mismatches` row by row (the reference, for chunks the fast path
+    declines)."""
+    groups: dict[int, list[tuple[int, tuple[Any, ...], tuple[Any, ...]]]] = defaultdict(list)
     for rnd in chunk.rounds:
         if rnd[4] in rules:
             for seat in chunk.seats.get(rnd[0], ()):
@@ -250,19 +459,34 @@ def _event_where(chain: str, seq: int, event_id: int) -> str:
     return f"audit event {chain} #{seq} (id {event_id})"
 
 
+#: What a chain walk records of an event that carries a digest: (digest, chain, seq,
+#: event id, at as iso text); :func:`_where` names it.
+_Recorded = tuple[str, str, int, int, str]
+
+
+def _where(entry: _Recorded) -> str:
+    return _event_where(entry[1], entry[2], entry[3])
+
+
+def _ints(column: Sequence[Any]) -> Sequence[Any]:
+    return column if set(map(type, column)) <= {int} else list(map(int_text, column))
+
+
 def _check_chains(conn: sa.Connection, chains: list[str], since: datetime | None,
                   result: VerifyResult, progress: Progress | None
-                  ) -> dict[str, dict[Any, tuple[str, str, int, datetime]]]:
-    """Walk every chain; return digests recorded per kind: {kind: {key: (digest, where,
-    seq, at)}} for rounds, round events, shifts, movements and rule sets."""
+                  ) -> dict[str, dict[Any, _Recorded]]:
+    """Walk every chain; return digests recorded per kind: {kind: {key: _Recorded}} for
+    rounds, round events, shifts, movements and rule sets."""
     e = AuditEvent.__table__.c
+    times = _Times(conn.dialect)
     heads = {row[0]: (int(row[1]), str(row[2])) for row in conn.execute(
         sa.select(ChainHead.chain, ChainHead.seq, ChainHead.hash)
         .where(ChainHead.chain.in_(chains)))}
-    recorded: dict[str, dict[Any, tuple[str, str, int, datetime]]] = defaultdict(dict)
+    recorded: dict[str, dict[Any, _Recorded]] = defaultdict(dict)
+    sha256 = hashlib.sha256
     for chain in chains:
-        query = (sa.select(e.id, e.seq, e.at, e.actor, e.action, e.table_id, e.shift_id,
-                           e.round_id, e.digest, e.payload, e.prev_hash, e.hash)
+        query = (sa.select(e.id, e.seq, times.column(e.at), e.actor, e.action, e.table_id,
+                           e.shift_id, e.round_id, e.digest, e.payload, e.prev_hash, e.hash)
                  .where(e.chain == chain).order_by(e.seq))
         expected_seq, running = 1, GENESIS_HASH
         if since is not None:
@@ -277,47 +501,52 @@ def _check_chains(conn: sa.Connection, chains: list[str], since: datetime | None
                 before = conn.execute(sa.select(e.hash).where(
                     e.chain == chain, e.seq == first - 1)).scalar()
                 running = str(before) if before is not None else ""
-        last_seq, last_at = expected_seq - 1, None
-        result_rows = conn.execution_options(yield_per=CHUNK).execute(query)
-        for (event_id, seq, at, actor, action, table_id, shift_id, round_id, digest, payload,
-             prev_hash, stored_hash) in result_rows:
-            result.events += 1
-            where = _event_where(chain, seq, event_id)
-            if seq != expected_seq:
-                if seq < expected_seq:
-                    result.add(at, where, "repeats an event number (a row was copied)")
-                else:
-                    result.add(at, where, f"events #{expected_seq}..#{seq - 1} of the chain "
-                                          f"are missing (deleted)")
-            elif prev_hash != running:
-                result.add(at, where, "does not link to the event before it (an event was "
-                                      "removed, inserted or reordered)")
-            text = canonical_event(chain=chain, seq=seq, at=at, actor=actor, action=action,
-                                   table_id=table_id, shift_id=shift_id, round_id=round_id,
-                                   digest=digest, payload=payload)
-            if chain_hash(prev_hash, text) != stored_hash:
-                result.add(at, where, f"its content no longer matches its hash ({action} "
-                                      f"by {actor} was edited)")
-            running, expected_seq, last_seq, last_at = stored_hash, seq + 1, seq, at
-            if digest is not None:
-                kind = action.split(".")[0]
-                if action == "round.logged":
-                    recorded["round"][round_id] = (digest, where, seq, at)
-                elif kind == "round":
-                    data = json.loads(payload)
-                    recorded["round_event"][data.get("round_event_id")] = (digest, where, seq,
-                                                                          at)
-                elif action == "shift.opened":
-                    recorded["shift_open"][shift_id] = (digest, where, seq, at)
-                elif action == "shift.closed":
-                    recorded["shift_close"][shift_id] = (digest, where, seq, at)
-                elif action in ("shift.fill", "shift.credit"):
-                    recorded["movement"][json.loads(payload).get("movement_id")] = (
-                        digest, where, seq, at)
-                elif action == "ruleset.added":
-                    recorded["ruleset"][json.loads(payload).get("ruleset_version_id")] = (
-                        digest, where, seq, at)
-            if progress is not None and result.events % 50_000 == 0:
+        last_seq: Any = expected_seq - 1
+        last_at: str | None = None
+        chain_text = json_text(chain)
+        logged = recorded["round"]
+        rows = conn.execution_options(yield_per=CHUNK).execute(query)
+        for part in rows.partitions():
+            (ids, seqs, raw_at, actors, actions, table_ids, shift_ids, round_ids, digests,
+             payloads, prevs, hashes) = (list(c) for c in zip(*part, strict=True))
+            stamps = times.texts(raw_at)
+            # canonical_event_text, a partition at a time.
+            texts = list(map(EVENT_TEMPLATE.__mod__, zip(
+                map(json_text, actions), map(json_text, actors), stamps,
+                [chain_text] * len(ids), map(json_text, digests), payloads,
+                _ints(round_ids), map(int, seqs), _ints(shift_ids), _ints(table_ids),
+                strict=True)))
+            fresh = [sha256((prev + text).encode()).hexdigest()  # chain_hash
+                     for prev, text in zip(prevs, texts, strict=True)]
+            result.events += len(ids)
+            for (event_id, seq, at, actor, action, round_id, digest, prev_hash, stored_hash,
+                 computed, shift_id, payload) in zip(
+                    ids, seqs, stamps, actors, actions, round_ids, digests, prevs, hashes,
+                    fresh, shift_ids, payloads, strict=True):
+                if seq != expected_seq:
+                    if seq < expected_seq:
+                        result.add(at, _event_where(chain, seq, event_id),
+                                   "repeats an event number (a row was copied)")
+                    else:
+                        result.add(at, _event_where(chain, seq, event_id),
+                                   f"events #{expected_seq}..#{seq - 1} of the chain "
+                                   f"are missing (deleted)")
+                elif prev_hash != running:
+                    result.add(at, _event_where(chain, seq, event_id),
+                               "does not link to the event before it (an event was "
+                               "removed, inserted or reordered)")
+                if computed != stored_hash:
+                    result.add(at, _event_where(chain, seq, event_id),
+                               f"its content no longer matches its hash ({action} "
+                               f"by {actor} was edited)")
+                running, expected_seq, last_seq, last_at = stored_hash, seq + 1, seq, at
+                if digest is not None:
+                    entry = (digest, chain, seq, event_id, at)
+                    if action == "round.logged":
+                        logged[round_id] = entry
+                    else:
+                        _record_other(recorded, action, shift_id, payload, entry)
+            if progress is not None:
                 progress("events", result.events, None)
         head = heads.get(chain)
         result.chains[chain] = (last_seq, running)
@@ -328,6 +557,21 @@ def _check_chains(conn: sa.Connection, chains: list[str], since: datetime | None
                        f"ends at #{last_seq} but its head row says #{head[0]} "
                        f"({head[1][:12]}...): events at the end were deleted or added")
     return recorded
+
+
+def _record_other(recorded: dict[str, dict[Any, _Recorded]], action: str, shift_id: Any,
+                  payload: str, entry: _Recorded) -> None:
+    kind = action.split(".")[0]
+    if kind == "round":
+        recorded["round_event"][json.loads(payload).get("round_event_id")] = entry
+    elif action == "shift.opened":
+        recorded["shift_open"][shift_id] = entry
+    elif action == "shift.closed":
+        recorded["shift_close"][shift_id] = entry
+    elif action in ("shift.fill", "shift.credit"):
+        recorded["movement"][json.loads(payload).get("movement_id")] = entry
+    elif action == "ruleset.added":
+        recorded["ruleset"][json.loads(payload).get("ruleset_version_id")] = entry
 
 
 def verify_log(session: orm.Session, table: str | None = None, since: datetime | None = None,
@@ -368,9 +612,8 @@ def verify_log(session: orm.Session, table: str | None = None, since: datetime |
     return result
 
 
-def _check_rulesets(versions: dict[int, RuleSetVersion],
-                    recorded: dict[Any, tuple[str, str, int, datetime]], result: VerifyResult,
-                    since: datetime | None) -> None:
+def _check_rulesets(versions: dict[int, RuleSetVersion], recorded: dict[Any, _Recorded],
+                    result: VerifyResult, since: datetime | None) -> None:
     for version in versions.values():
         if since is not None and version.created_at < since:
             continue
@@ -380,7 +623,7 @@ def _check_rulesets(versions: dict[int, RuleSetVersion],
                        "has no ruleset.added audit event (inserted behind the log's back)")
         elif entry[0] != version.content_hash:
             result.add(version.created_at, f"rule-set version {version.id}",
-                       f"its hash differs from the one {entry[1]} recorded: the rule set "
+                       f"its hash differs from the one {_where(entry)} recorded: the rule set "
                        f"was replaced")
 
 
@@ -389,50 +632,100 @@ def _round_where(tables: dict[int, str], rnd: Sequence[Any]) -> str:
     return f"table {name} round #{rnd[2]} (round id {rnd[0]})"
 
 
+def _digests(chunk: _Chunk, fast: _Fast | None) -> list[str]:
+    """Each round's :func:`round_digest` (``at`` already its iso text)."""
+    if fast is not None:
+        round_texts = encode_rows(chunk.round_cols, _ROUND_KINDS)
+        seat_texts = encode_rows(chunk.seat_cols[1:], _SEAT_KINDS)
+        if round_texts is not None and seat_texts is not None:
+            # Seats come in strictly increasing seat order: sorted() would keep it.
+            return [digest_of_texts(text, seat_texts[a:b]) for text, a, b in zip(
+                round_texts, fast.starts.tolist(), fast.ends.tolist(), strict=True)]
+    seats = chunk.seats
+    return [sha256_text(canonical_json([list(rnd), sorted(list(s) for s in seats.get(
+        rnd[0], ()))])) for rnd in chunk.rounds]
+
+
+def _seat_totals(chunk: _Chunk, fast: _Fast | None) -> tuple[list[int], list[int]]:
+    """Per round: how many seats, and the sum of their nets."""
+    if fast is not None:
+        counts = fast.ends - fast.starts
+        running = np.concatenate([[0], np.cumsum(fast.numbers[:, 5:11].sum(axis=1))])
+        return counts.tolist(), (running[fast.ends] - running[fast.starts]).tolist()
+    seats = chunk.seats
+    rows = [seats.get(rnd[0], []) for rnd in chunk.rounds]
+    return [len(r) for r in rows], [sum(sum(s[10:16]) for s in r) for r in rows]
+
+
 def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[int] | None,
                   since: datetime | None, rules: dict[int, RuleSet],
-                  recorded: dict[Any, tuple[str, str, int, datetime]], result: VerifyResult,
+                  recorded: dict[Any, _Recorded], result: VerifyResult,
                   progress: Progress | None) -> None:
-    seen: set[int] = set()
-    serials: dict[int, list[int]] = defaultdict(list)
-    stamps: dict[tuple[int, int], datetime] = {}
+    serial_tables: list[npt.NDArray[np.int64]] = []
+    serial_numbers: list[npt.NDArray[np.int64]] = []
     for chunk in _round_chunks(conn, table_ids, since, None):
+        fast = _fast_layout(chunk)
         wrong: dict[int, tuple[int, int, int, int, int]] = {}
-        for item in _batch_mismatches(chunk, rules):
+        found = (_fast_mismatches(fast, rules) if fast is not None
+                 else _reference_mismatches(chunk, rules))
+        for item in found:
             wrong.setdefault(item[0], item)
-        for rnd in chunk.rounds:
+        digests = _digests(chunk, fast)
+        counts, sums = _seat_totals(chunk, fast)
+        serial_tables.append(np.array(chunk.round_cols[1], dtype=np.int64))
+        serial_numbers.append(np.array(chunk.round_cols[2], dtype=np.int64))
+        result.rounds += len(chunk.rounds)
+        result.seats += sum(counts)
+        for rnd, digest, count, total in zip(chunk.rounds, digests, counts, sums,
+                                             strict=True):
             round_id = rnd[0]
-            seen.add(round_id)
-            serials[rnd[1]].append(rnd[2])
-            stamps.setdefault((rnd[1], rnd[2]), rnd[12])
-            seats = chunk.seats.get(round_id, [])
-            result.rounds += 1
-            result.seats += len(seats)
-            where = _round_where(tables, rnd)
-            if not seats:
-                result.add(rnd[12], where, "has no seats (its seat entries were deleted)")
+            entry = recorded.pop(round_id, None)
+            if (count and rnd[4] in rules and round_id not in wrong and total == rnd[16]
+                    and entry is not None and entry[0] == digest):
+                continue  # all well: the common case, decided without building any text
+            at, where = rnd[_AT], _round_where(tables, rnd)
+            if not count:
+                result.add(at, where, "has no seats (its seat entries were deleted)")
             if rnd[4] not in rules:
-                result.add(rnd[12], where, f"points at rule-set version {rnd[4]}, which is "
-                                           f"missing or unreadable")
+                result.add(at, where, f"points at rule-set version {rnd[4]}, which is "
+                                      f"missing or unreadable")
             bad = wrong.get(round_id)
             if bad is not None:
-                result.add(rnd[12], where, f"seat {bad[1]} {NET_COLUMNS[bad[2]]} net is {bad[3]}"
-                                           f" in the log but settles to {bad[4]}")
-            total = sum(sum(s[10:16]) for s in seats)
-            if seats and total != rnd[16]:
-                result.add(rnd[12], where, f"stored total {rnd[16]} is not the sum of its "
-                                           f"seats' nets ({total})")
-            entry = recorded.pop(round_id, None)
+                result.add(at, where, f"seat {bad[1]} {NET_COLUMNS[bad[2]]} net is {bad[3]}"
+                                      f" in the log but settles to {bad[4]}")
+            if count and total != rnd[16]:
+                result.add(at, where, f"stored total {rnd[16]} is not the sum of its "
+                                      f"seats' nets ({total})")
             if entry is None:
-                result.add(rnd[12], where, "has no round.logged audit event (inserted or "
-                                           "re-numbered behind the log's back)")
-            elif entry[0] != round_digest(rnd, seats):
-                result.add(rnd[12], where, f"differs from what {entry[1]} recorded (its "
-                                           f"cards, stakes, nets or fields were changed)")
+                result.add(at, where, "has no round.logged audit event (inserted or "
+                                      "re-numbered behind the log's back)")
+            elif entry[0] != digest:
+                result.add(at, where, f"differs from what {_where(entry)} recorded (its "
+                                      f"cards, stakes, nets or fields were changed)")
         if progress is not None:
             progress("rounds", result.rounds, None)
-    for table_id, numbers in serials.items():
-        ordered = np.sort(np.array(numbers, dtype=np.int64))
+    _check_serials(conn, tables, table_ids, since, serial_tables, serial_numbers, result)
+    # Every round seen popped its own entry: what is left was logged but is not there.
+    for round_id, entry in recorded.items():
+        result.add(entry[4], f"round id {round_id}",
+                   f"was logged by {_where(entry)} but is missing from the rounds table "
+                   f"(deleted)")
+
+
+def _check_serials(conn: sa.Connection, tables: dict[int, str], table_ids: list[int] | None,
+                   since: datetime | None, serial_tables: list[npt.NDArray[np.int64]],
+                   serial_numbers: list[npt.NDArray[np.int64]], result: VerifyResult) -> None:
+    """Serials 1, 2, 3... per table (from the first one since ``since``), no gap or repeat."""
+    if not serial_tables:
+        return
+    table_of = np.concatenate(serial_tables)
+    numbers = np.concatenate(serial_numbers)
+    order = np.lexsort((numbers, table_of))
+    table_of, numbers = table_of[order], numbers[order]
+    bounds = np.flatnonzero(np.diff(table_of)) + 1
+    for lo, hi in zip([0, *bounds.tolist()], [*bounds.tolist(), len(numbers)], strict=True):
+        table_id = int(table_of[lo])
+        ordered = numbers[lo:hi]
         start = 1 if since is None else int(ordered[0])
         expected = np.arange(start, start + len(ordered))
         if not np.array_equal(ordered, expected):
@@ -442,23 +735,35 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
                 what = f"serial #{ordered[pos]} appears twice"
             else:
                 what = f"round #{expected[pos]} is missing (serials jump to #{ordered[pos]})"
-            result.add(stamps.get((table_id, int(ordered[pos])), ""), f"table {name}", what)
-    for round_id, (_, where, _, at) in recorded.items():
-        if round_id not in seen:
-            result.add(at, f"round id {round_id}",
-                       f"was logged by {where} but is missing from the rounds table (deleted)")
+            result.add(_first_stamp(conn, table_ids, since, table_id, int(ordered[pos])),
+                       f"table {name}", what)
+
+
+def _first_stamp(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None,
+                 table_id: int, serial: int) -> str:
+    """The time of the first round (by id) read with this table and serial."""
+    times = _Times(conn.dialect)
+    query = (sa.select(times.column(_R.at)).where(_R.table_id == table_id,
+                                                  _R.serial == serial)
+             .order_by(_R.id).limit(1))
+    if table_ids is not None:
+        query = query.where(_R.table_id.in_(table_ids))
+    if since is not None:
+        query = query.where(_R.at >= since)
+    raw = conn.execute(query).all()
+    return times.texts([raw[0][0]])[0] if raw else ""
 
 
 def _check_records(session: orm.Session, table_ids: list[int] | None, since: datetime | None,
-                   recorded: dict[str, dict[Any, tuple[str, str, int, datetime]]],
-                   result: VerifyResult) -> None:
+                   recorded: dict[str, dict[Any, _Recorded]], result: VerifyResult) -> None:
     """Voids, corrections, misdeals, shifts and chip movements against their events."""
     def check(kind: str, key: Any, at: datetime, where: str, digest: str) -> None:
         entry = recorded[kind].pop(key, None)
         if entry is None:
             result.add(at, where, "has no audit event (inserted behind the log's back)")
         elif entry[0] != digest:
-            result.add(at, where, f"differs from what {entry[1]} recorded (it was changed)")
+            result.add(at, where, f"differs from what {_where(entry)} recorded (it was "
+                                  f"changed)")
 
     events = sa.select(RoundEvent).join(Round, Round.id == RoundEvent.round_id)
     shifts = sa.select(Shift)
@@ -485,9 +790,9 @@ def _check_records(session: orm.Session, table_ids: list[int] | None, since: dat
               movement_digest(move))
     for kind, label in (("round_event", "round event"), ("shift_open", "shift"),
                         ("shift_close", "shift closing"), ("movement", "chip movement")):
-        for key, (_, where, _, at) in recorded[kind].items():
-            result.add(at, f"{label} {key}", f"was logged by {where} but is missing "
-                                             f"(deleted or changed)")
+        for key, entry in recorded[kind].items():
+            result.add(entry[4], f"{label} {key}", f"was logged by {_where(entry)} but is "
+                                                   f"missing (deleted or changed)")
 
 
 # ---------------------------------------------------------------- resettle
@@ -533,7 +838,7 @@ def resettle(session: orm.Session, *, since: datetime | None = None,
                 for round_id, seat, col, stored, fresh in _batch_mismatches(chunk, rules):
                     rnd = info[round_id]
                     mismatches.append(Mismatch(round_id, tables.get(rnd[1], str(rnd[1])),
-                                               rnd[2], rnd[12], seat, NET_COLUMNS[col], stored,
+                                               rnd[2], datetime.fromisoformat(rnd[_AT]), seat, NET_COLUMNS[col], stored,
                                                fresh))
                 if progress is not None:
                     progress("rounds", count, None)
