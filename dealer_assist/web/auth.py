@@ -104,7 +104,9 @@ def _throttle() -> LoginThrottle:
 
 
 def _safe_next(target: str | None) -> str:
-    if target:
+    # Browsers read "\\" as "/" ("/\\evil.example" is "//evil.example", another site) and
+    # drop tabs and newlines: refuse both, so only a path on this site is followed.
+    if target and "\\" not in target and target.isprintable():
         parts = urlsplit(target)
         if not parts.scheme and not parts.netloc and target.startswith("/") \
                 and not target.startswith("//"):
