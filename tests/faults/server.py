@@ -36,11 +36,13 @@ class Server:
     threads: int = 8
     log_path: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
+    insecure_cookies: bool = True
 
     def start(self, timeout: float = 60.0) -> Server:
         args = [COMMAND, "serve", "--port", str(self.port), "--database-url", self.url,
-                "--instance", str(self.instance), "--insecure-cookies",
-                "--threads", str(self.threads)]
+                "--instance", str(self.instance), "--threads", str(self.threads)]
+        if self.insecure_cookies:
+            args.append("--insecure-cookies")
         if self.workers:
             args += ["--workers", str(self.workers)]
         self.log_path = self.log_path or self.instance / f"server-{self.port}.log"
