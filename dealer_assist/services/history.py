@@ -13,6 +13,7 @@ of by walking the rounds: :func:`_driver` asks the index how many there are (up 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -123,8 +124,8 @@ def _count_upto(session: orm.Session, query: sa.Select[Any]) -> int:
     return int(session.scalar(sa.select(sa.func.count()).select_from(sub)) or 0)
 
 
-def _seat_conditions(q: HistoryQuery, card_index: int | None) -> list[sa.ColumnElement[bool]]:
-    s = SeatEntry
+def _seat_conditions(q: HistoryQuery, card_index: int | None,
+                     s: Any = SeatEntry) -> list[sa.ColumnElement[bool]]:
     conds: list[sa.ColumnElement[bool]] = []
     if q.seat is not None:
         conds.append(s.seat == q.seat)
@@ -137,11 +138,28 @@ def _seat_conditions(q: HistoryQuery, card_index: int | None) -> list[sa.ColumnE
     return conds
 
 
+def _any_row(query: sa.Select[Any]) -> sa.ColumnElement[bool]:
+    """True when ``query`` (correlated to the round) has a row: a scalar subquery with
+    LIMIT 1 rather than EXISTS, so PostgreSQL probes the primary key per candidate round
+    instead of hashing the whole seat table (its plan for an EXISTS under an OR)."""
+    return query.limit(1).scalar_subquery().is_not(None)
+
+
+#: A condition checked on each candidate round, built on the round's columns ``r``.
+Check = Callable[[Any], sa.ColumnElement[bool]]
+
+
+def _ids(session: orm.Session, query: sa.Select[Any]) -> set[int]:
+    return {int(i) for i in session.scalars(query)}
+
+
 def search(session: orm.Session, query: HistoryQuery) -> HistoryPage:
     """One page of rounds matching ``query``, newest first.
 
-    The conditions an index answers (table, shift, time, a rare status or pay-out) choose
-    the candidate rounds; the others (a card, a bet, a seat) are checked on at most
+    The conditions an index answers (table, shift, time) choose the candidate rounds; a
+    rare match (a pay-out over a high amount, a void, a correction, a misdeal: fewer than
+    :data:`PROBE` entries in its own index) is read from that index first, as a list of
+    round ids. The other conditions (a card, a bet, a seat) are checked on at most
     :data:`SCAN` candidates per page. When that stretch holds fewer matches than a page,
     the page is short and ``next_before`` continues the search from where it stopped
     (``scanned_to``), so no single request walks the whole log.
@@ -152,7 +170,13 @@ def search(session: orm.Session, query: HistoryQuery) -> HistoryPage:
     plan: list[str] = []
     with read(session):
         indexed: list[sa.ColumnElement[bool]] = []
-        checked: list[sa.ColumnElement[bool]] = []
+        checks: list[Check] = []
+        rare: set[int] | None = None
+
+        def narrow(ids: set[int]) -> None:
+            nonlocal rare
+            rare = ids if rare is None else rare & ids
+
         if q.table is not None:
             indexed.append(r.table_id == find_table(session, q.table).id)
         if q.shift_id is not None:
@@ -174,51 +198,103 @@ def search(session: orm.Session, query: HistoryQuery) -> HistoryPage:
             ) < PROBE
             if rare_pay:
                 plan.append("pay-out index")
-                indexed.append(r.id.in_(sa.select(SeatEntry.round_id).where(*seat_conds)))
+                narrow(_ids(session, sa.select(SeatEntry.round_id).where(*seat_conds)))
             else:
-                checked.append(sa.exists().where(SeatEntry.round_id == r.id, *seat_conds))
+                def seat_check(rr: Any) -> sa.ColumnElement[bool]:
+                    return _any_row(sa.select(SeatEntry.round_id).where(
+                        SeatEntry.round_id == rr.id, *_seat_conditions(q, card_index)))
+                checks.append(seat_check)
         if card_index is not None and q.seat is None:
-            in_seat = sa.exists().where(SeatEntry.round_id == r.id, sa.or_(
-                SeatEntry.c1 == card_index, SeatEntry.c2 == card_index,
-                SeatEntry.c3 == card_index))
-            checked.append(sa.or_(r.dealer_c1 == card_index, r.dealer_c2 == card_index,
-                                  r.dealer_c3 == card_index, in_seat))
+            def card_check(rr: Any) -> sa.ColumnElement[bool]:
+                in_seat = _any_row(sa.select(SeatEntry.round_id).where(
+                    SeatEntry.round_id == rr.id, sa.or_(
+                        SeatEntry.c1 == card_index, SeatEntry.c2 == card_index,
+                        SeatEntry.c3 == card_index)))
+                return sa.or_(rr.dealer_c1 == card_index, rr.dealer_c2 == card_index,
+                              rr.dealer_c3 == card_index, in_seat)
+            checks.append(card_check)
 
         if q.status == "settled":
-            checked.append(~sa.exists().where(RoundEvent.round_id == r.id))
-            checked.append(r.misdeal.is_(False))
+            checks.append(lambda rr: sa.and_(
+                ~_any_row(sa.select(RoundEvent.round_id).where(RoundEvent.round_id == rr.id)),
+                rr.misdeal.is_(False)))
         elif q.status in _KIND_OF_STATUS:
             kind = _KIND_OF_STATUS[q.status]
             event_ids = sa.select(RoundEvent.round_id).where(RoundEvent.kind == kind)
             if _count_upto(session, event_ids) < PROBE:
                 plan.append("round events index")
-                indexed.append(r.id.in_(event_ids))
+                narrow(_ids(session, event_ids))
             else:
-                checked.append(sa.exists().where(RoundEvent.round_id == r.id,
-                                                 RoundEvent.kind == kind))
+                checks.append(lambda rr: _any_row(sa.select(RoundEvent.round_id).where(
+                    RoundEvent.round_id == rr.id, RoundEvent.kind == kind)))
         elif q.status == "misdeal":
             declared = sa.select(RoundEvent.round_id).where(RoundEvent.kind == "misdeal")
             # Written as the partial index's own predicate, so both engines use it.
-            logged = sa.select(r.id).where(sa.literal_column("rounds.misdeal", sa.Boolean))
+            logged = sa.select(r.id).where(sa.text("rounds.misdeal"))
             if _count_upto(session, declared) + _count_upto(session, logged) < PROBE:
                 plan.append("misdeal indexes")
-                indexed.append(r.id.in_(sa.union(declared, logged)))
+                narrow(_ids(session, declared) | _ids(session, logged))
             else:
-                checked.append(sa.or_(r.misdeal.is_(True), sa.exists().where(
-                    RoundEvent.round_id == r.id, RoundEvent.kind == "misdeal")))
+                checks.append(lambda rr: sa.or_(rr.misdeal.is_(True), _any_row(
+                    sa.select(RoundEvent.round_id).where(RoundEvent.round_id == rr.id,
+                                                         RoundEvent.kind == "misdeal"))))
 
-        order = (r.at.desc(), r.id.desc())
+        pg = session.get_bind().dialect.name == "postgresql"
+        if pg and q.shift_id is not None:
+            # A shift's rounds are few and close together in time; PostgreSQL takes them
+            # to be spread over the whole log and walks the time index from the newest
+            # round looking for them. Ordered by an expression no index has, it reads the
+            # shift's own index and sorts what it found.
+            order: tuple[sa.ColumnElement[Any], ...] = (sa.func.coalesce(r.at, r.at).desc(),
+                                                        r.id.desc())
+        else:
+            order = (r.at.desc(), r.id.desc())
         scanned_to = None
-        if checked:
-            # The SCAN-th candidate, from the index alone: the search stops there.
+        if rare is not None:
+            # At most a few thousand rounds: read them by their ids and order them here
+            # (an ORDER BY ... LIMIT would tempt the planner into walking the time index).
+            found_all: list[tuple[int, datetime]] = []
+            ids = sorted(rare)
+            for start in range(0, len(ids), 1000):
+                found_all.extend((int(i), at) for i, at in session.execute(
+                    sa.select(r.id, r.at).where(r.id.in_(ids[start:start + 1000]), *indexed,
+                                                *(c(r) for c in checks))))
+            found_all.sort(key=lambda f: (f[1], f[0]), reverse=True)
+            found: list[Any] = found_all[:q.limit + 1]
+        elif checks and not pg:
+            # SQLite walks the time-ordered index and checks each round as it goes; the
+            # SCAN-th candidate, from the index alone, is where the search stops.
             edge = session.execute(sa.select(r.at, r.id).where(*indexed).order_by(*order)
                                    .offset(SCAN - 1).limit(1)).one_or_none()
             if edge is not None:
                 plan.append(f"checked on {SCAN} candidates")
                 scanned_to = (edge[0], int(edge[1]))
                 indexed.append(sa.tuple_(r.at, r.id) >= sa.tuple_(*scanned_to))
-        found = session.execute(sa.select(r.id, r.at).where(*indexed, *checked)
-                                .order_by(*order).limit(q.limit + 1)).all()
+            found = list(session.execute(sa.select(r.id, r.at)
+                                         .where(*indexed, *(c(r) for c in checks))
+                                         .order_by(*order).limit(q.limit + 1)).all())
+        elif checks:
+            # PostgreSQL: the newest SCAN candidates from the index alone (only its columns, so an
+            # index-only scan), checked one by one, newest first, until a page is full.
+            extra = [r.dealer_c1, r.dealer_c2, r.dealer_c3] if card_index is not None else []
+            if q.status is not None:
+                extra.append(r.misdeal)
+            cand = (sa.select(r.id, r.at, *extra).where(*indexed).order_by(*order)
+                    .limit(SCAN).subquery("candidates"))
+            rr = cand.c
+            found = list(session.execute(
+                sa.select(rr.id, rr.at).where(*(c(rr) for c in checks))
+                .order_by(rr.at.desc(), rr.id.desc()).limit(q.limit + 1)).all())
+            if len(found) <= q.limit:
+                # A short page: the search stopped at the SCAN-th candidate, if there is one.
+                edge = session.execute(sa.select(r.at, r.id).where(*indexed).order_by(*order)
+                                       .offset(SCAN - 1).limit(1)).one_or_none()
+                if edge is not None:
+                    plan.append(f"checked on {SCAN} candidates")
+                    scanned_to = (edge[0], int(edge[1]))
+        else:
+            found = list(session.execute(sa.select(r.id, r.at).where(*indexed)
+                                         .order_by(*order).limit(q.limit + 1)).all())
         more = len(found) > q.limit
         found = found[:q.limit]
         rows = _rows(session, [int(f[0]) for f in found])
