@@ -267,3 +267,31 @@ def test_postgresql_chain_locked_then_released(pg_floor: Floor, tmp_path: Path) 
         holder.dispose()
         server.stop()
     assert verify(pg_floor.url).ok
+
+
+def test_sqlite_read_only_database(sqlite_floor: Floor, tmp_path: Path) -> None:
+    """A read-only database (a file system remounted read-only; opened here with SQLite's
+    ``mode=ro``, since the tests may run as root, whom file permissions do not stop): reads
+    go on, every write is a clear 503, nothing is written."""
+    from dealer_assist.web import create_app
+    from dealer_assist.web.backend import get_backend
+    from tests.security.floor import counts
+
+    path = sa.engine.make_url(sqlite_floor.url).database
+    app = create_app({"TESTING": True,
+                      "DATABASE_URL": f"sqlite:///file:{path}?mode=ro&uri=true"},
+                     instance_path=tmp_path)
+    before = counts(sqlite_floor.url)
+    try:
+        client = app.test_client()
+        auth = {"Authorization": f"Bearer {sqlite_floor.tokens['supervisor']}"}
+        assert client.get("/api/v1/rounds", headers=auth).status_code == 200
+        for method, path_, body in (("POST", "/api/v1/tables/T1/rounds", round_json(1)),
+                                    ("POST", "/api/v1/shifts/1/close", None)):
+            started = time.monotonic()
+            response = client.open(path_, method=method, json=body, headers=auth)
+            assert_unavailable(response.status_code, response.get_json(), started, 5)
+            assert "readonly" in response.get_json()["error"]["message"]
+    finally:
+        get_backend(app).close()
+    assert counts(sqlite_floor.url) == before
