@@ -59,10 +59,11 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int]:
         is_flagged = (c["hand"], c["card"]) in flagged_cards or c["hand"] in flagged_hands
         flagged += is_flagged
         silent += i not in matched and not is_flagged
-    # a card missed altogether is silent unless its hand came back flagged
+    # a card missed altogether is silent unless the result says something went unread
+    unread = [c for c in result["needs_confirmation"] if "region" in c]
     missing = len(truth) - right - sum(1 for i, c in enumerate(result["cards"])
                                        if i not in matched)
-    return len(truth), right, silent + max(0, missing) * (not flagged_hands), flagged
+    return len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)), flagged
 
 
 def run(reader: Reader, scenes: list) -> tuple[list[float], list]:

@@ -161,6 +161,8 @@ class Reader:
 
     # -- finding and reading cards ---------------------------------------------------------
     def find_cards(self, image: np.ndarray) -> list[Hand]:
+        """Hands found; card-like regions where no index was read go to ``self.unread``."""
+        self.unread: list[Blob] = []
         pyr = Pyramid(image)
         blobs = find_blobs(image)
         evals: list[list[_FrameEval]] = []
@@ -198,6 +200,7 @@ class Reader:
             best = max(range(4), key=lambda k: (row[k].score, -k))
             fe = row[best]
             if not fe.peaks:
+                self.unread.append(blob)
                 continue
             opposite = row[(best + 2) % 4]
             hands.append(self._cards_of(blob, fe, opposite, rank, suit, feats))
@@ -292,6 +295,11 @@ class Reader:
                 confirm.append({"hand": where[0], "seat": hands[where[0]].seat, "card": name,
                                 "reason": f"{name} seen {len(where)} times (hands "
                                           f"{', '.join(map(str, where))})"})
+        for blob in self.unread:
+            confirm.append({"hand": None, "seat": None, "card": None,
+                            "reason": "cards here could not be read",
+                            "region": [[round(float(x), 1), round(float(y), 1)]
+                                       for x, y in blob.corners]})
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}
