@@ -6,6 +6,9 @@ format ``scripts/vision_generate.py`` writes: ``{"cards": [{"card": "AS", "corne
 cut on every visible index corner, and the network's embedding of each is averaged per card:
 these *prototypes* are saved to a small ``.npz`` and, when loaded (``scan --deck FILE``),
 weigh every read towards the enrolled look of each card.
+
+Experimental: measured on a held-out design it did not yet improve accuracy (see
+``card_models/README.md``); do not rely on it at a live table.
 """
 
 from __future__ import annotations
