@@ -181,6 +181,8 @@ class Client:
     (safe: rounds carry an Idempotency-Key) and counted in ``reconnects``."""
 
     reconnects = 0
+    #: Close the connection after every request (``--fresh-connections``).
+    fresh = False
 
     def __init__(self, port: int) -> None:
         self.port = port
@@ -210,7 +212,11 @@ class Client:
         try:
             self.conn.request(method, path, body=data, headers=all_headers)
             response = self.conn.getresponse()
-            return response.status, response.read()
+            out = response.status, response.read()
+            if Client.fresh:
+                self.conn.close()
+                self.conn = None
+            return out
         except (OSError, http.client.HTTPException):
             self.conn.close()
             self.conn = None
@@ -234,9 +240,16 @@ class Stats:
     error_samples: list[str] = field(default_factory=list)
     acked: list[tuple[str, int, str, int]] = field(default_factory=list)  # key, id, table, serial
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Requests due before this (the warm-up) count for errors and checks, not latency.
+    measure_from: float = 0.0
+    warmup_count: int = 0
 
     def record(self, kind: str, due: float, started: float, ended: float, ok: bool,
                detail: str = "") -> None:
+        if due < self.measure_from and ok:
+            with self.lock:
+                self.warmup_count += 1
+            return
         with self.lock:
             self.latency[kind].append(ended - started)
             self.queued[kind].append(ended - due)
@@ -251,7 +264,8 @@ def run_load(port: int, floor: dict[str, Any], args: argparse.Namespace) -> Stat
     rng = random.Random(args.seed)
     interval = 60.0 / args.pace
     start = time.monotonic() + 1.0
-    end = start + min(args.duration, MAX_DURATION)
+    end = start + args.warmup + min(args.duration, MAX_DURATION)
+    stats.measure_from = start + args.warmup
     heap: list[Task] = [Task(start + rng.uniform(0, interval), "log_round", t)
                         for t in floor["tables"]]
     for s in range(args.supervisors):
@@ -397,7 +411,8 @@ def report(engine: str, args: argparse.Namespace, stats: Stats, load: tuple[floa
         print(f"  {kind:<15} {len(lat):>7} {len(lat) / elapsed:>7.1f} {pct(lat, 0.5):>8.1f} "
               f"{pct(lat, 0.99):>8.1f} {max(lat) * 1000:>8.1f} "
               f"{pct(stats.queued[kind], 0.99):>10.1f} {stats.errors.get(kind, 0):>6}")
-    print(f"  stale keep-alive connections re-sent on a new one: {Client.reconnects}")
+    print(f"  warm-up: {args.warmup:g} s, {stats.warmup_count} requests not timed; "
+          f"stale keep-alive connections re-sent on a new one: {Client.reconnects}")
     for sample in stats.error_samples:
         print(f"  error: {sample}")
 
@@ -431,14 +446,15 @@ def run(engine: str, args: argparse.Namespace) -> bool:
             started = time.monotonic()
             Client.reconnects = 0
             stats = run_load(port, floor, args)
-            elapsed = time.monotonic() - started - 1.0
+            elapsed = time.monotonic() - started - 1.0 - args.warmup
             cpu = cpu_seconds(proc) - cpu
             after = os.getloadavg()[0]
         finally:
             stop(proc)
         report(engine, args, stats, (before, after), elapsed)
-        print(f"  server CPU: {cpu:.1f} s in {elapsed:.0f} s ({cpu / elapsed:.2f} cores), "
-              f"{1000 * cpu / max(1, len(stats.latency.get('log_round', []))):.1f} ms "
+        wall = elapsed + args.warmup
+        print(f"  server CPU: {cpu:.1f} s in {wall:.0f} s ({cpu / wall:.2f} cores), "
+              f"{1000 * cpu / max(1, len(stats.acked)):.1f} ms "
               f"per logged round (all operations included)")
         ok, summary = check(url, stats)
         print(f"  {summary}")
@@ -471,7 +487,13 @@ def main() -> None:
     parser.add_argument("--sqlite-server", default="1x16", help="workers x threads")
     parser.add_argument("--pg-server", default="2x8", help="workers x threads")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--warmup", type=float, default=0.0,
+                        help="seconds of load first whose latency is not counted (a served "
+                             "app's first requests open its database connections)")
+    parser.add_argument("--fresh-connections", action="store_true",
+                        help="a new TCP connection for every request (no keep-alive)")
     args = parser.parse_args()
+    Client.fresh = args.fresh_connections
     if not (1 <= args.tables <= 2000 and 0 < args.pace <= 1000 and args.duration > 0):
         parser.error("tables 1-2000, pace 0-1000, duration > 0")
 
