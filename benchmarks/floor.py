@@ -488,8 +488,8 @@ def main() -> None:
     parser.add_argument("--pg-server", default="2x8", help="workers x threads")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--warmup", type=float, default=0.0,
-                        help="seconds of load first whose latency is not counted (a served "
-                             "app's first requests open its database connections)")
+                        help="seconds of load first whose latency is not counted (each "
+                             "worker's first request loads code and tables: 120-430 ms)")
     parser.add_argument("--fresh-connections", action="store_true",
                         help="a new TCP connection for every request (no keep-alive)")
     args = parser.parse_args()
