@@ -6,6 +6,7 @@ cookie, so the API is exempt from CSRF without opening a hole.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from functools import wraps
@@ -13,6 +14,10 @@ from typing import Any, ParamSpec, TypeVar
 
 from flask import Blueprint, Flask, g, jsonify, request
 from werkzeug.wrappers import Response
+
+from dealer_assist import services
+from dealer_assist.domain.analysis import analyze
+from dealer_assist.domain.rulesets import ruleset_from_json
 
 from . import approvals, rounds
 from .backend import (
@@ -27,6 +32,7 @@ from .backend import (
 from .errors import error_response
 from .openapi import spec
 from .security import csrf
+from .store import store
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 csrf.exempt(bp)
@@ -248,6 +254,19 @@ def round_audit(round_id: int) -> Response:
                     "replaces_round_id": record.get("replaces_round_id"),
                     "replaced_by_round_id": record.get("replaced_by_round_id"),
                     "stored_matches": record.get("stored_matches")})
+
+
+@bp.get("/rulesets/<int:version_id>/analysis")
+@token_required("read")
+def ruleset_analysis(version_id: int) -> Response:
+    """A rule-set version's exact game math (house edges, strategy, odds): the same JSON
+    as ``dealer-assist analyze --json``, computed by the domain and cached per rule set."""
+    with store() as session:
+        version = services.get_ruleset_version(session, version_id)
+        rules_json, label = version.rules_json, version.label
+    rules = ruleset_from_json(json.loads(rules_json))
+    return jsonify({"ruleset_version": version_id, "label": label, "rules": rules.to_json(),
+                    "analysis": analyze(rules).to_json()})
 
 
 @bp.post("/tables/<table>/shifts")

@@ -290,6 +290,24 @@ PATHS: dict[str, Any] = {
                                         "replaced_by_round_id": {"type": ["integer", "null"]},
                                         "stored_matches": {"type": ["boolean", "null"]}}},
                                    "The trail"), **_errors(400, 401, 403, 404)}}},
+    "/rulesets/{version_id}/analysis": {"get": {
+        "summary": "Exact house edge, element of risk, strategy and odds of a rule-set version",
+        "parameters": [{"name": "version_id", "in": "path", "required": True,
+                        "schema": {"type": "integer", "minimum": 0, "maximum": 2**53}}],
+        "responses": {"200": _json({"type": "object",
+                                    "required": ["ruleset_version", "rules", "analysis"],
+                                    "properties": {
+                                        "ruleset_version": {"type": "integer"},
+                                        "label": {"type": ["string", "null"]},
+                                        "rules": {"type": "object"},
+                                        "analysis": {
+                                            "type": "object",
+                                            "required": ["ante_play", "pair_plus", "six_card",
+                                                         "prime", "dealer_qualifies",
+                                                         "rules_hash"]}}},
+                                   "As `dealer-assist analyze --json`: floats plus exact "
+                                   "fractions as strings"),
+                      **_errors(400, 401, 403, 404, 503)}}},
     "/tables/{table}/shifts": {"post": {
         "summary": "Open a shift at a table (supervisor, admin)",
         "parameters": [_TABLE],

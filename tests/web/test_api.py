@@ -190,3 +190,26 @@ def test_openapi_matches_the_routes(store_app: Flask, store_client: FlaskClient)
             for ref in op["responses"].values():
                 if "$ref" in ref:
                     assert ref["$ref"].split("/")[-1] in spec["components"]["responses"]
+
+
+def test_ruleset_analysis_gives_the_exact_house_edges(store_client: FlaskClient,
+                                                       floor: Floor) -> None:
+    tables = call(store_client, "GET", "/tables", floor.tokens["auditor"]).json["tables"]
+    rules_hash = tables[0]["rules_hash"]
+    from dealer_assist import services
+    from dealer_assist.store import db
+
+    with db.session_factory(db.make_engine(floor.url))() as session:
+        version = next(v.id for v in services.list_ruleset_versions(session)
+                       if v.content_hash == rules_hash)
+    response = call(store_client, "GET", f"/rulesets/{version}/analysis", floor.tokens["dealer"])
+    assert response.status_code == 200, response.json
+    body = response.json
+    assert body["ruleset_version"] == version
+    assert body["analysis"]["rules_hash"] == rules_hash
+    ante = body["analysis"]["ante_play"]
+    assert set(ante) >= {"house_edge", "house_edge_exact", "element_of_risk", "strategy"}
+    assert 0 < ante["house_edge"] < 0.2
+    assert_error(call(store_client, "GET", "/rulesets/999999/analysis", floor.tokens["dealer"]),
+                 404, "not_found")
+    assert_error(call(store_client, "GET", f"/rulesets/{version}/analysis"), 401, "unauthorized")
