@@ -5,6 +5,7 @@ Idempotency-Key gets the original result."""
 
 from __future__ import annotations
 
+import http.client
 import subprocess
 import threading
 import time
@@ -55,8 +56,10 @@ def _deal(client: Client, table: str, n: int, log: Log, stop: threading.Event) -
         try:
             status, body = client.request("POST", f"/api/v1/tables/{table}/rounds", item.body,
                                           {"Idempotency-Key": item.key})
-        except OSError:
-            return      # the server is gone: this request is in doubt (sent, not acknowledged)
+        except (OSError, http.client.HTTPException):
+            # The server is gone (refused, reset, or killed mid-answer: IncompleteRead):
+            # this request is in doubt (sent, not acknowledged).
+            return
         if status != 201:
             item.error = f"{status}: {body!r:.300}"
             return
