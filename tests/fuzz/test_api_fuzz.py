@@ -84,7 +84,9 @@ def requests(draw: st.DrawFn, ops: list[tuple[str, str, dict[str, Any]]]) -> dic
     for p in params:
         where, name = p.get("in"), p.get("name", "")
         if where == "path":
-            url = url.replace("{" + name + "}", quote(draw(path_values), safe=""))
+            # Lone surrogates go out as the bytes a hostile client would send.
+            raw = draw(path_values).encode("utf-8", "surrogatepass")
+            url = url.replace("{" + name + "}", quote(raw, safe=""))
         elif where == "query" and draw(st.booleans()):
             query[name] = draw(query_values)
         elif where == "header" and draw(st.booleans()):

@@ -199,9 +199,13 @@ def test_ruleset_analysis_gives_the_exact_house_edges(store_client: FlaskClient,
     from dealer_assist import services
     from dealer_assist.store import db
 
-    with db.session_factory(db.make_engine(floor.url))() as session:
-        version = next(v.id for v in services.list_ruleset_versions(session)
-                       if v.content_hash == rules_hash)
+    engine = db.make_engine(floor.url)
+    try:
+        with db.session_factory(engine)() as session:
+            version = next(v.id for v in services.list_ruleset_versions(session)
+                           if v.content_hash == rules_hash)
+    finally:
+        engine.dispose()
     response = call(store_client, "GET", f"/rulesets/{version}/analysis", floor.tokens["dealer"])
     assert response.status_code == 200, response.json
     body = response.json
