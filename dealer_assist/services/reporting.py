@@ -452,6 +452,10 @@ _NET_INDEX = {"ante": 8, "play": 9, "ante_bonus": 10, "pair_plus": 11, "six_card
 #: Per bet in an accumulator: bets, handle, paid, collected, edge stakes, sum of squared
 #: stakes, cross products of one round's stakes (see shift_math.VarianceTerms).
 _FIELDS = 7
+#: The side bets in a seat row: (bet index, stake column, net column, accumulator offset).
+#: Pair plus, six card, prime; the ante (with play and ante bonus) is summed apart.
+_SIDE_BET_COLUMNS = ((1, 5, 11, 2 + _FIELDS), (2, 6, 12, 2 + 2 * _FIELDS),
+                     (3, 7, 13, 2 + 3 * _FIELDS))
 
 
 class _Accumulator:
@@ -538,8 +542,9 @@ class _Accumulator:
             acc = self.sums[key] = [0] * (2 + _FIELDS * len(BETS))
         acc[0] += 1
         win = 0
-        # Per bet this round: sum of stakes and sum of squared stakes.
-        s0 = q0 = s1 = q1 = s2 = q2 = s3 = q3 = 0
+        # Per bet this round: sum of stakes and sum of squared stakes (ante first).
+        stakes = [0, 0, 0, 0]
+        squares = [0, 0, 0, 0]
         threshold = fig.threshold
         for row in rows:
             acc[1] += 1
@@ -548,66 +553,43 @@ class _Accumulator:
             if ante:
                 acc[2] += 1
                 acc[3] += ante + ante if row[4] else ante
-                s0 += ante
-                q0 += ante * ante
+                stakes[0] += ante
+                squares[0] += ante * ante
                 for net in (row[8], row[9], row[10]):
                     if net > 0:
                         acc[4] += net
                         payout += net
                     elif net < 0:
                         acc[5] -= net
-            stake = row[5]
-            if stake:
-                acc[9] += 1
-                acc[10] += stake
-                s1 += stake
-                q1 += stake * stake
-                net = row[11]
-                if net > 0:
-                    acc[11] += net
-                    payout += net
-                elif net < 0:
-                    acc[12] -= net
-            stake = row[6]
-            if stake:
-                acc[16] += 1
-                acc[17] += stake
-                s2 += stake
-                q2 += stake * stake
-                net = row[12]
-                if net > 0:
-                    acc[18] += net
-                    payout += net
-                elif net < 0:
-                    acc[19] -= net
-            stake = row[7]
-            if stake:
-                acc[23] += 1
-                acc[24] += stake
-                s3 += stake
-                q3 += stake * stake
-                net = row[13]
-                if net > 0:
-                    acc[25] += net
-                    payout += net
-                elif net < 0:
-                    acc[26] -= net
+            for bet, stake_col, net_col, o in _SIDE_BET_COLUMNS:
+                stake = row[stake_col]
+                if stake:
+                    acc[o] += 1
+                    acc[o + 1] += stake
+                    stakes[bet] += stake
+                    squares[bet] += stake * stake
+                    net = row[net_col]
+                    if net > 0:
+                        acc[o + 2] += net
+                        payout += net
+                    elif net < 0:
+                        acc[o + 3] -= net
             win -= row[8] + row[9] + row[10] + row[11] + row[12] + row[13]
             if payout > threshold:
                 fig.large_wins.append(LargeWin(
                     round_id, serial, at, row[1], row[2], head[8], payout,
                     tuple((k, row[i]) for k, i in _NET_INDEX.items() if row[i]), dealer))
-        for o, total_stake, squares in ((2, s0, q0), (9, s1, q1), (16, s2, q2), (23, s3, q3)):
-            acc[o + 4] += total_stake
-            acc[o + 5] += squares
-            acc[o + 6] += total_stake * total_stake - squares
+        for bet, o in enumerate((2, 9, 16, 23)):
+            acc[o + 4] += stakes[bet]
+            acc[o + 5] += squares[bet]
+            acc[o + 6] += stakes[bet] * stakes[bet] - squares[bet]
         if self.chart:
             rates = self.rates.get(version_id)
             if rates is None:
                 edge = self.edges[version_id]
                 r = [float(edge.house_edge(b)) for b in BETS]
                 rates = self.rates[version_id] = (r[0], r[1], r[2], r[3])
-            theo = rates[0] * s0 + rates[1] * s1 + rates[2] * s2 + rates[3] * s3
+            theo = sum(rate * stake for rate, stake in zip(rates, stakes, strict=True))
             cum_win, cum_theo = self.cum.get(shift_id, (0.0, 0.0))
             cum_win += win
             cum_theo += theo
