@@ -20,10 +20,11 @@ import hashlib
 import json
 import re
 import time
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -59,6 +60,7 @@ from dealer_assist.store.models import (
     table_chain,
 )
 
+from . import log_sql
 from ._base import find_table, guard
 from .errors import InvalidInput
 from .rounds import round_event_digest
@@ -66,6 +68,8 @@ from .shifts import _close_digest, _open_digest, movement_digest
 
 #: Rounds read and checked per batch.
 CHUNK = 20_000
+#: Rounds or events read back by id at a time on the reference path.
+_ID_BATCH = 500
 #: Problems kept in full (the count goes on).
 MAX_PROBLEMS = 1_000
 
@@ -159,6 +163,7 @@ _AT = 12
 _PG_ISO = 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"'
 _SQLITE_STAMPS = re.compile(r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}\n)*"
                             r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}")
+_SQLITE_STAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}")
 
 
 class _Times:
@@ -177,7 +182,14 @@ class _Times:
         return sa.type_coerce(col, sa.types.NullType())  # as stored, unprocessed
 
     def slow(self, raw: Any) -> str:
-        """The reference: the value SQLAlchemy reads, as :func:`iso`."""
+        """The reference: the value SQLAlchemy reads, as :func:`iso`. On SQLite only the
+        exact stored shape reads as a time (SQLAlchemy would also read a stamp with text
+        after it, or a bare date); anything else keeps its own text, which matches no
+        logged time's digest, so the record is reported."""
+        if self.sqlite:
+            if isinstance(raw, str) and _SQLITE_STAMP.fullmatch(raw):
+                return raw.replace(" ", "T") + "+00:00"
+            return f"unreadable time {raw!r}"
         return iso(self._read(raw))
 
     def texts(self, raws: Sequence[Any]) -> list[str]:
@@ -233,14 +245,49 @@ def _columns(conn: sa.Connection, query: sa.Select[Any]) -> list[list[Any]]:
 
 
 def _round_query(times: _Times) -> tuple[sa.ColumnElement[Any], ...]:
-    return (*_ROUND_COLS[:_AT], times.column(_R.at).label("at"), *_ROUND_COLS[_AT + 1:])
+    cols = [*_ROUND_COLS[:_AT], times.column(_R.at).label("at"), *_ROUND_COLS[_AT + 1:]]
+    if times.sqlite:
+        cols[_MISDEAL] = sa.type_coerce(_R.misdeal, sa.types.NullType())
+    return tuple(cols)
+
+
+def _seat_query(times: _Times) -> tuple[sa.ColumnElement[Any], ...]:
+    cols = list(_SEAT_COLS)
+    if times.sqlite:
+        cols[_PLAY] = sa.type_coerce(_S.play, sa.types.NullType())
+    return tuple(cols)
+
+
+def _strict_bools(column: list[Any]) -> list[Any]:
+    """SQLite's stored 0 and 1 as False and True; any other value stays as it is (SQLAlchemy
+    would read 2 as True), so it no longer encodes as the logged boolean."""
+    return [_BOOLS.get(v, v) if type(v) is int else v for v in column]
+
+
+_BOOLS = {0: False, 1: True}
+_MISDEAL = 9
+_PLAY = 7
 
 
 def _round_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None,
-                  until: datetime | None) -> Iterator[_Chunk]:
-    """Rounds in id order, CHUNK at a time, each with its seat rows."""
+                  until: datetime | None, ids: list[int] | None = None) -> Iterator[_Chunk]:
+    """Rounds in id order, CHUNK at a time, each with its seat rows (only the rounds of
+    ``ids``, when given: the reference reading of rounds the fast path could not prove)."""
     times = _Times(conn.dialect)
     columns = _round_query(times)
+    seat_columns = _seat_query(times)
+    if ids is not None:
+        for start in range(0, len(ids), _ID_BATCH):
+            part = ids[start:start + _ID_BATCH]
+            round_cols = _columns(conn, sa.select(*columns).where(_R.id.in_(part))
+                                  .order_by(_R.id))
+            if not round_cols[0]:
+                continue
+            round_cols[_AT] = times.texts(round_cols[_AT])
+            seat_cols = _columns(conn, sa.select(*seat_columns).where(_S.round_id.in_(part))
+                                 .order_by(_S.round_id, _S.seat))
+            yield _strict(times, _Chunk(round_cols, seat_cols))
+        return
     last = 0
     while True:
         query = sa.select(*columns).where(_R.id > last).order_by(_R.id).limit(CHUNK)
@@ -255,10 +302,17 @@ def _round_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datet
             return
         round_cols[_AT] = times.texts(round_cols[_AT])
         lo, hi = round_cols[0][0], round_cols[0][-1]
-        seat_cols = _columns(conn, sa.select(*_SEAT_COLS).where(_S.round_id.between(lo, hi))
+        seat_cols = _columns(conn, sa.select(*seat_columns).where(_S.round_id.between(lo, hi))
                              .order_by(_S.round_id, _S.seat))
-        yield _Chunk(round_cols, seat_cols)
+        yield _strict(times, _Chunk(round_cols, seat_cols))
         last = hi
+
+
+def _strict(times: _Times, chunk: _Chunk) -> _Chunk:
+    if times.sqlite:
+        chunk.round_cols[_MISDEAL] = _strict_bools(chunk.round_cols[_MISDEAL])
+        chunk.seat_cols[_PLAY] = _strict_bools(chunk.seat_cols[_PLAY])
+    return chunk
 
 
 _DUMMY_DEALER = (0, 1, 2)
@@ -387,9 +441,10 @@ def _reference_mismatches(chunk: _Chunk, rules: dict[int, RuleSet]
     declines)."""
     groups: dict[int, list[tuple[int, tuple[Any, ...], tuple[Any, ...]]]] = defaultdict(list)
     for rnd in chunk.rounds:
-        if rnd[4] in rules:
+        if rnd[4] in rules and not _not_numbers(rnd, _ROUND_NUMBERS):
             for seat in chunk.seats.get(rnd[0], ()):
-                groups[rnd[4]].append((rnd[0], rnd, seat))
+                if not _not_numbers(seat, _SEAT_NUMBERS):
+                    groups[rnd[4]].append((rnd[0], rnd, seat))
     found: list[tuple[int, int, int, int, int]] = []
     for version_id, items in groups.items():
         dealer = np.empty((len(items), 3), dtype=np.int64)
@@ -417,6 +472,24 @@ def _reference_mismatches(chunk: _Chunk, rules: dict[int, RuleSet]
                           int(nets[row, col])))
     found.sort()
     return found
+
+
+#: Where a round row (as read) and a seat row (round_id dropped) hold numbers: index, name,
+#: the types allowed (a value of another type is only there if someone wrote it there).
+_ROUND_NUMBERS = ((6, "dealer card 1", (int, type(None))), (7, "dealer card 2", (int, type(None))),
+                  (8, "dealer card 3", (int, type(None))), (9, "misdeal", (bool,)),
+                  (16, "total", (int,)))
+_SEAT_NUMBERS = ((2, "card 1", (int, type(None))), (3, "card 2", (int, type(None))),
+                 (4, "card 3", (int, type(None))), (5, "ante", (int,)), (6, "play", (bool,)),
+                 *((i, name, (int,)) for i, name in enumerate(
+                     ("pair plus", "six card", "prime", *(f"{c} net" for c in NET_COLUMNS)),
+                     start=7)))
+
+
+def _not_numbers(row: Sequence[Any], where: tuple[tuple[int, str, tuple[type, ...]], ...]
+                 ) -> list[str]:
+    """The fields of ``row`` that hold a value of the wrong type, as "name holds 'x'"."""
+    return [f"{name} holds {row[i]!r}" for i, name, types in where if type(row[i]) not in types]
 
 
 def _load_rules(session: orm.Session, result: VerifyResult | None
@@ -472,91 +545,179 @@ def _ints(column: Sequence[Any]) -> Sequence[Any]:
     return column if set(map(type, column)) <= {int} else list(map(int_text, column))
 
 
+@dataclass
+class _Walk:
+    """Where the walk of one chain stands."""
+
+    chain: str
+    expected_seq: int
+    running: str
+    last_seq: Any
+    last_at: str | None = None
+
+
 def _check_chains(conn: sa.Connection, chains: list[str], since: datetime | None,
                   result: VerifyResult, progress: Progress | None
                   ) -> dict[str, dict[Any, _Recorded]]:
     """Walk every chain; return digests recorded per kind: {kind: {key: _Recorded}} for
-    rounds, round events, shifts, movements and rule sets."""
+    rounds, round events, shifts, movements and rule sets.
+
+    The fast path hashes the event texts the database writes and checks a whole partition
+    of events at once; a partition where anything is off (or an event's text could not be
+    written) is read again and walked event by event by the reference,
+    :func:`_walk_events`, which names each problem."""
     e = AuditEvent.__table__.c
-    times = _Times(conn.dialect)
     heads = {row[0]: (int(row[1]), str(row[2])) for row in conn.execute(
         sa.select(ChainHead.chain, ChainHead.seq, ChainHead.hash)
         .where(ChainHead.chain.in_(chains)))}
     recorded: dict[str, dict[Any, _Recorded]] = defaultdict(dict)
-    sha256 = hashlib.sha256
+    r = log_sql.renderer(conn.dialect)
+    sql = log_sql.events_sql(r, since is not None)
     for chain in chains:
-        query = (sa.select(e.id, e.seq, times.column(e.at), e.actor, e.action, e.table_id,
-                           e.shift_id, e.round_id, e.digest, e.payload, e.prev_hash, e.hash)
-                 .where(e.chain == chain).order_by(e.seq))
-        expected_seq, running = 1, GENESIS_HASH
+        walk = _Walk(chain, 1, GENESIS_HASH, 0)
+        params: dict[str, Any] = {"chain": chain}
         if since is not None:
-            query = query.where(e.at >= since)
+            params["since"] = _time_param(since, conn.dialect)
             first = conn.execute(sa.select(sa.func.min(e.seq)).where(
                 e.chain == chain, e.at >= since)).scalar()
             if first is None:  # nothing since: the chain must still end at its head
                 first = (conn.execute(sa.select(sa.func.max(e.seq))
                                       .where(e.chain == chain)).scalar() or 0) + 1
             if first > 1:
-                expected_seq = int(first)
+                walk.expected_seq = int(first)
                 before = conn.execute(sa.select(e.hash).where(
                     e.chain == chain, e.seq == first - 1)).scalar()
-                running = str(before) if before is not None else ""
-        last_seq: Any = expected_seq - 1
-        last_at: str | None = None
-        chain_text = json_text(chain)
-        logged = recorded["round"]
-        rows = conn.execution_options(yield_per=CHUNK).execute(query)
-        for part in rows.partitions():
-            (ids, seqs, raw_at, actors, actions, table_ids, shift_ids, round_ids, digests,
-             payloads, prevs, hashes) = (list(c) for c in zip(*part, strict=True))
-            stamps = times.texts(raw_at)
-            # canonical_event_text, a partition at a time.
-            texts = list(map(EVENT_TEMPLATE.__mod__, zip(
-                map(json_text, actions), map(json_text, actors), stamps,
-                [chain_text] * len(ids), map(json_text, digests), payloads,
-                _ints(round_ids), map(int, seqs), _ints(shift_ids), _ints(table_ids),
-                strict=True)))
-            fresh = [sha256((prev + text).encode()).hexdigest()  # chain_hash
-                     for prev, text in zip(prevs, texts, strict=True)]
-            result.events += len(ids)
-            for (event_id, seq, at, actor, action, round_id, digest, prev_hash, stored_hash,
-                 computed, shift_id, payload) in zip(
-                    ids, seqs, stamps, actors, actions, round_ids, digests, prevs, hashes,
-                    fresh, shift_ids, payloads, strict=True):
-                if seq != expected_seq:
-                    if seq < expected_seq:
-                        result.add(at, _event_where(chain, seq, event_id),
-                                   "repeats an event number (a row was copied)")
-                    else:
-                        result.add(at, _event_where(chain, seq, event_id),
-                                   f"events #{expected_seq}..#{seq - 1} of the chain "
-                                   f"are missing (deleted)")
-                elif prev_hash != running:
-                    result.add(at, _event_where(chain, seq, event_id),
-                               "does not link to the event before it (an event was "
-                               "removed, inserted or reordered)")
-                if computed != stored_hash:
-                    result.add(at, _event_where(chain, seq, event_id),
-                               f"its content no longer matches its hash ({action} "
-                               f"by {actor} was edited)")
-                running, expected_seq, last_seq, last_at = stored_hash, seq + 1, seq, at
-                if digest is not None:
-                    entry = (digest, chain, seq, event_id, at)
-                    if action == "round.logged":
-                        logged[round_id] = entry
-                    else:
-                        _record_other(recorded, action, shift_id, payload, entry)
+                walk.running = str(before) if before is not None else ""
+        walk.last_seq = walk.expected_seq - 1
+        for part in _stream(conn, sql, params):
+            result.events += len(part)
+            if not (FAST and _prove_events(part, walk, recorded)):
+                _walk_events(conn, [row[0] for row in part], walk, recorded, result)
             if progress is not None:
                 progress("events", result.events, None)
         head = heads.get(chain)
-        result.chains[chain] = (last_seq, running)
+        result.chains[chain] = (walk.last_seq, walk.running)
         if head is None:
-            result.add(last_at, f"audit chain {chain}", "has no head row")
-        elif head != (last_seq, running):
-            result.add(last_at, f"audit chain {chain}",
-                       f"ends at #{last_seq} but its head row says #{head[0]} "
+            result.add(walk.last_at, f"audit chain {chain}", "has no head row")
+        elif head != (walk.last_seq, walk.running):
+            result.add(walk.last_at, f"audit chain {chain}",
+                       f"ends at #{walk.last_seq} but its head row says #{head[0]} "
                        f"({head[1][:12]}...): events at the end were deleted or added")
     return recorded
+
+
+def _stream(conn: sa.Connection, sql: str, params: dict[str, Any]) -> Iterator[list[Any]]:
+    """The query's rows, CHUNK at a time, through the driver's own cursor (server-side on
+    PostgreSQL, so a million events are never all in memory)."""
+    raw = conn.connection
+    if conn.dialect.name == "postgresql":
+        cursor = raw.dbapi_connection.cursor(name="verify_log_events")  # type: ignore[union-attr,call-arg]
+    else:
+        cursor = raw.cursor()
+    try:
+        cursor.execute(sql, params)
+        while part := cursor.fetchmany(CHUNK):
+            yield part
+    finally:
+        cursor.close()
+
+
+def _prove_events(part: list[Any], walk: _Walk, recorded: dict[str, dict[Any, _Recorded]]
+                  ) -> bool:
+    """Check a partition of a chain's events as a whole: numbered on from the walk, each
+    linking to the one before, each text hashing to its stored hash, no round logged twice.
+    If all holds, record their digests, move the walk on and return True; else change
+    nothing and return False."""
+    (ids, seqs, texts, prevs, hashes, round_ids, digests, stamps, actions, shift_ids,
+     payloads) = (list(c) for c in zip(*part, strict=True))
+    n = len(ids)
+    if None in texts or None in stamps or seqs != list(range(walk.expected_seq,
+                                                            walk.expected_seq + n)):
+        return False
+    if prevs[0] != walk.running or prevs[1:] != hashes[:-1]:
+        return False
+    sha256 = hashlib.sha256
+    try:
+        if [sha256((p + t).encode()).hexdigest() for p, t in zip(prevs, texts,
+                                                                 strict=True)] != hashes:
+            return False
+    except TypeError:
+        return False
+    logged = recorded["round"]
+    rounds = [k for k, a in enumerate(actions) if a is None and digests[k] is not None]
+    round_keys = [round_ids[k] for k in rounds]
+    if len(set(round_keys)) != len(round_keys) or not logged.keys().isdisjoint(round_keys):
+        return False  # a round logged twice: the reference names it
+    chain = walk.chain
+    logged.update(zip(round_keys, [(digests[k], chain, seqs[k], ids[k], stamps[k])
+                                   for k in rounds], strict=True))
+    for k, action in enumerate(actions):
+        if action is not None and digests[k] is not None:
+            _record_other(recorded, action, shift_ids[k], payloads[k],
+                          (digests[k], chain, seqs[k], ids[k], stamps[k]))
+    walk.expected_seq += n
+    walk.running = hashes[-1]
+    walk.last_seq = seqs[-1]
+    walk.last_at = stamps[-1]
+    return True
+
+
+def _walk_events(conn: sa.Connection, event_ids: list[Any], walk: _Walk,
+                 recorded: dict[str, dict[Any, _Recorded]], result: VerifyResult) -> None:
+    """The reference walk over these events (read again by id), naming every problem."""
+    e = AuditEvent.__table__.c
+    times = _Times(conn.dialect)
+    rows: list[Any] = []
+    for start in range(0, len(event_ids), _ID_BATCH):
+        rows += conn.execute(
+            sa.select(e.id, e.seq, times.column(e.at), e.actor, e.action, e.table_id,
+                      e.shift_id, e.round_id, e.digest, e.payload, e.prev_hash, e.hash)
+            .where(e.id.in_(event_ids[start:start + _ID_BATCH]))).all()
+    rows.sort(key=lambda row: (row[1], row[0]))
+    if not rows:
+        return
+    (ids, seqs, raw_at, actors, actions, table_ids, shift_ids, round_ids, digests,
+     payloads, prevs, hashes) = (list(c) for c in zip(*rows, strict=True))
+    chain = walk.chain
+    stamps = times.texts(raw_at)
+    # canonical_event_text, a partition at a time.
+    texts = list(map(EVENT_TEMPLATE.__mod__, zip(
+        map(json_text, actions), map(json_text, actors), stamps,
+        [json_text(chain)] * len(ids), map(json_text, digests), payloads,
+        _ints(round_ids), map(int, seqs), _ints(shift_ids), _ints(table_ids),
+        strict=True)))
+    fresh = [hashlib.sha256((prev + text).encode()).hexdigest()  # chain_hash
+             for prev, text in zip(prevs, texts, strict=True)]
+    logged = recorded["round"]
+    for (event_id, seq, at, actor, action, round_id, digest, prev_hash, stored_hash,
+         computed, shift_id, payload) in zip(
+            ids, seqs, stamps, actors, actions, round_ids, digests, prevs, hashes,
+            fresh, shift_ids, payloads, strict=True):
+        where = _event_where(chain, seq, event_id)
+        if seq != walk.expected_seq:
+            if seq < walk.expected_seq:
+                result.add(at, where, "repeats an event number (a row was copied)")
+            else:
+                result.add(at, where, f"events #{walk.expected_seq}..#{seq - 1} of the chain "
+                                      f"are missing (deleted)")
+        elif prev_hash != walk.running:
+            result.add(at, where, "does not link to the event before it (an event was "
+                                  "removed, inserted or reordered)")
+        if computed != stored_hash:
+            result.add(at, where, f"its content no longer matches its hash ({action} "
+                                  f"by {actor} was edited)")
+        walk.running, walk.expected_seq, walk.last_seq, walk.last_at = (
+            stored_hash, seq + 1, seq, at)
+        if digest is not None:
+            entry = (digest, chain, seq, event_id, at)
+            if action == "round.logged":
+                if round_id in logged:
+                    result.add(at, where, f"logs round id {round_id} a second time (it was "
+                                          f"logged by {_where(logged[round_id])})")
+                else:
+                    logged[round_id] = entry
+            else:
+                _record_other(recorded, action, shift_id, payload, entry)
 
 
 def _record_other(recorded: dict[str, dict[Any, _Recorded]], action: str, shift_id: Any,
@@ -646,70 +807,297 @@ def _digests(chunk: _Chunk, fast: _Fast | None) -> list[str]:
         rnd[0], ()))])) for rnd in chunk.rounds]
 
 
-def _seat_totals(chunk: _Chunk, fast: _Fast | None) -> tuple[list[int], list[int]]:
+def _seat_totals(chunk: _Chunk | None, fast: _Fast | None) -> tuple[list[int], list[int]]:
     """Per round: how many seats, and the sum of their nets."""
     if fast is not None:
         counts = fast.ends - fast.starts
         running = np.concatenate([[0], np.cumsum(fast.numbers[:, 5:11].sum(axis=1))])
         return counts.tolist(), (running[fast.ends] - running[fast.starts]).tolist()
+    assert chunk is not None
     seats = chunk.seats
     rows = [seats.get(rnd[0], []) for rnd in chunk.rounds]
-    return [len(r) for r in rows], [sum(sum(s[10:16]) for s in r) for r in rows]
+    return [len(r) for r in rows], [sum(v for s in r for v in s[10:16] if type(v) is int)
+                                    for r in rows]
 
 
 def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[int] | None,
                   since: datetime | None, rules: dict[int, RuleSet],
                   recorded: dict[Any, _Recorded], result: VerifyResult,
                   progress: Progress | None) -> None:
+    """Every round: the fast path proves most rounds well from the texts the database
+    writes; every round it cannot prove is read again and checked (and its problems named)
+    by the reference path, :func:`_report_rounds`."""
     serial_tables: list[npt.NDArray[np.int64]] = []
     serial_numbers: list[npt.NDArray[np.int64]] = []
-    for chunk in _round_chunks(conn, table_ids, since, None):
-        fast = _fast_layout(chunk)
-        wrong: dict[int, tuple[int, int, int, int, int]] = {}
-        found = (_fast_mismatches(fast, rules) if fast is not None
-                 else _reference_mismatches(chunk, rules))
-        for item in found:
-            wrong.setdefault(item[0], item)
-        digests = _digests(chunk, fast)
-        counts, sums = _seat_totals(chunk, fast)
-        serial_tables.append(np.array(chunk.round_cols[1], dtype=np.int64))
-        serial_numbers.append(np.array(chunk.round_cols[2], dtype=np.int64))
-        result.rounds += len(chunk.rounds)
-        result.seats += sum(counts)
-        for rnd, digest, count, total in zip(chunk.rounds, digests, counts, sums,
-                                             strict=True):
-            round_id = rnd[0]
-            entry = recorded.pop(round_id, None)
-            if (count and rnd[4] in rules and round_id not in wrong and total == rnd[16]
-                    and entry is not None and entry[0] == digest):
-                continue  # all well: the common case, decided without building any text
-            at, where = rnd[_AT], _round_where(tables, rnd)
-            if not count:
-                result.add(at, where, "has no seats (its seat entries were deleted)")
-            if rnd[4] not in rules:
-                result.add(at, where, f"points at rule-set version {rnd[4]}, which is "
-                                      f"missing or unreadable")
-            bad = wrong.get(round_id)
-            if bad is not None:
-                result.add(at, where, f"seat {bad[1]} {NET_COLUMNS[bad[2]]} net is {bad[3]}"
-                                      f" in the log but settles to {bad[4]}")
-            if count and total != rnd[16]:
-                result.add(at, where, f"stored total {rnd[16]} is not the sum of its "
-                                      f"seats' nets ({total})")
-            if entry is None:
-                result.add(at, where, "has no round.logged audit event (inserted or "
-                                      "re-numbered behind the log's back)")
-            elif entry[0] != digest:
-                result.add(at, where, f"differs from what {_where(entry)} recorded (its "
-                                      f"cards, stakes, nets or fields were changed)")
+    chunks = (_text_chunks(conn, table_ids, since) if FAST
+              else _range_chunks(conn, table_ids, since))
+    for cols in chunks:
+        ids = cols[0]
+        unproven = _prove_rounds(cols, rules, recorded) if FAST else list(ids)
+        if unproven:
+            for chunk in _round_chunks(conn, None, None, None, ids=unproven):
+                _report_rounds(chunk, tables, rules, recorded, result)
+        serial_tables.append(_int64(cols[1]))
+        serial_numbers.append(_int64(cols[2]))
+        result.rounds += len(ids)
+        result.seats += sum(n or 0 for n in cols[10])
         if progress is not None:
             progress("rounds", result.rounds, None)
     _check_serials(conn, tables, table_ids, since, serial_tables, serial_numbers, result)
+    if table_ids is None:
+        _check_orphan_seats(conn, since, result)
     # Every round seen popped its own entry: what is left was logged but is not there.
     for round_id, entry in recorded.items():
         result.add(entry[4], f"round id {round_id}",
                    f"was logged by {_where(entry)} but is missing from the rounds table "
                    f"(deleted)")
+
+
+#: Whether :func:`verify_log` takes the fast path (tests turn it off to compare).
+FAST = True
+
+
+def _int64(column: Sequence[Any]) -> npt.NDArray[np.int64]:
+    """The column as int64 (a value that is no int, only in a tampered log, as -1)."""
+    try:
+        return np.array(column, dtype=np.int64).reshape(len(column))
+    except (TypeError, ValueError, OverflowError):
+        return np.array([v if type(v) is int and abs(v) < 2 ** 62 else -1 for v in column],
+                        dtype=np.int64)
+
+
+def _filters(r: log_sql.Renderer, table_ids: list[int] | None, since: datetime | None,
+             params: dict[str, Any], dialect: sa.Dialect) -> str:
+    filters = ""
+    if table_ids is not None:
+        filters += f" AND r.table_id IN ({', '.join(str(int(t)) for t in table_ids)})"
+    if since is not None:
+        filters += f" AND r.at >= {r.param('since')}"
+        params["since"] = _time_param(since, dialect)
+    return filters
+
+
+def _time_param(at: datetime, dialect: sa.Dialect) -> Any:
+    """``at`` as the driver takes it for comparing with a stored time (SQLite compares the
+    stored text, so the same text as SQLAlchemy stores)."""
+    if dialect.name == "sqlite":
+        return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return at
+
+
+def _text_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None
+                 ) -> Iterator[list[list[Any]]]:
+    """Rounds in id order, CHUNK at a time, column by column as :func:`log_sql.rounds_sql`
+    selects them, then their seat counts and their seats' texts joined by commas (None if a
+    seat's text is NULL), read with the driver's own cursor."""
+    r = log_sql.renderer(conn.dialect)
+    params: dict[str, Any] = {}
+    filters = _filters(r, table_ids, since, params, conn.dialect)
+    rounds_sql = log_sql.rounds_sql(r, filters)
+    seats_sql = log_sql.seats_sql(r, filters)
+    end_sql = log_sql.chunk_end_sql(r, filters, CHUNK)
+    cursor = conn.connection.cursor()
+    try:
+        last = 0
+        while True:
+            cursor.execute(end_sql, {**params, "last": last})
+            row = cursor.fetchone()
+            hi = row[0] if row is not None else 2 ** 62
+            span = {**params, "lo": last + 1, "hi": hi}
+            cursor.execute(rounds_sql, span)
+            rounds = cursor.fetchall()
+            if not rounds:
+                return
+            cursor.execute(seats_sql, span)
+            seats = cursor.fetchall()
+            cols = [list(c) for c in zip(*rounds, strict=True)]
+            yield [*cols, *_group_seats(cols[0], seats)]
+            if row is None:
+                return
+            last = hi
+    finally:
+        cursor.close()
+
+
+def _group_seats(round_ids: list[Any], seats: list[Any]) -> tuple[list[int], list[Any],
+                                                                    list[str]]:
+    """Per round: its seat count and its seats' texts joined by commas (None if one is
+    NULL); and every seat text (None for the rounds that have a NULL one) in order."""
+    seat_rids, texts = ([list(c) for c in zip(*seats, strict=True)] if seats else ([], []))
+    rids = _int64(round_ids)
+    owners = _int64(seat_rids)
+    starts = np.searchsorted(owners, rids, "left").tolist()
+    ends = np.searchsorted(owners, rids, "right").tolist()
+    counts = [b - a for a, b in zip(starts, ends, strict=True)]
+    if None not in texts:
+        return counts, [",".join(texts[a:b]) for a, b in zip(starts, ends, strict=True)], texts
+    joined = []
+    for a, b in zip(starts, ends, strict=True):
+        part = texts[a:b]
+        joined.append(None if None in part else ",".join(part))
+    return counts, joined, texts
+
+
+def _range_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None
+                  ) -> Iterator[list[list[Any]]]:
+    """The ids, tables and serials of the rounds and their seat counts (as
+    :func:`_text_chunks`, columns 0-2 and 10), for the reference path alone."""
+    for chunk in _round_chunks(conn, table_ids, since, None):
+        counts: dict[int, int] = defaultdict(int)
+        for rid in chunk.seat_cols[0]:
+            counts[rid] += 1
+        yield [chunk.round_cols[0], chunk.round_cols[1], chunk.round_cols[2], *[[]] * 7,
+               [counts[i] for i in chunk.round_cols[0]]]
+
+
+def _prove_rounds(cols: list[list[Any]], rules: dict[int, RuleSet],
+                  recorded: dict[Any, _Recorded]) -> list[int]:
+    """Pop the recorded entry of every round the chunk proves well; return the ids of the
+    others, in order.
+
+    A round is proven well when the database's text of its row and seats hashes to the
+    digest its ``round.logged`` event recorded, its rule set is readable, the numbers of that
+    same text re-settle to the stored nets, and the nets add up to the stored total.
+    """
+    ids, versions, totals, round_texts, seat_texts = (cols[i] for i in (0, 3, 8, 9, 11))
+    try:
+        layout = _text_layout(cols)
+    except (TypeError, ValueError, OverflowError):
+        layout = None
+    if layout is None:
+        return list(ids)
+    fast, keep = layout
+    wrong = {item[0] for item in _fast_mismatches(fast, rules)}
+    _, sums = _seat_totals(None, fast)
+    sha256 = hashlib.sha256
+    proven: set[int] = set()
+    for k, i in enumerate(keep):
+        round_id = ids[i]
+        entry = recorded.get(round_id)
+        if (entry is not None and versions[i] in rules and round_id not in wrong
+                and sums[k] == totals[i] and entry[0] == sha256(
+                    f"[{round_texts[i]},[{seat_texts[i]}]]".encode()).hexdigest()):
+            proven.add(round_id)
+            del recorded[round_id]
+    return [rid for rid in ids if rid not in proven]
+
+
+def _text_layout(cols: list[list[Any]]) -> tuple[_Fast, list[int]] | None:
+    """The chunk's rounds whose texts all rendered, laid out for :func:`_fast_mismatches`
+    with the numbers read from those same seat texts (None: the chunk holds values the fast
+    path does not take; only a tampered log has them)."""
+    (ids, _, _, versions, misdeal, d1, d2, d3, _, round_texts, counts, seat_texts,
+     every_seat) = cols
+    keep = [i for i, (rt, st, n) in enumerate(zip(round_texts, seat_texts, counts,
+                                                   strict=True))
+            if rt is not None and st is not None and n > 0]
+    every = len(keep) == len(ids) and sum(counts) == len(every_seat)
+    texts = (every_seat if every
+             else [t for i in keep for t in _seats_of(seat_texts[i], counts[i])])
+    numbers = log_sql.parse_seat_numbers(texts)
+    if not isinstance(numbers, str):
+        # Some seat's text does not split into its numbers: leave its round out, try again.
+        whole = iter(numbers)
+        keep = [i for i in keep if all([next(whole) for _ in range(counts[i])])]
+        numbers = log_sql.parse_seat_numbers(
+            [t for i in keep for t in _seats_of(seat_texts[i], counts[i])])
+        if not isinstance(numbers, str):
+            return None
+    n = np.array([counts[i] for i in keep], dtype=np.int64)
+    width = log_sql.SEAT_NUMBERS
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            flat = np.fromstring(numbers, dtype=np.int64, sep=",") if keep else \
+                np.zeros(0, dtype=np.int64)
+        except (ValueError, DeprecationWarning):
+            return None
+    if flat.size != width * int(n.sum()):
+        return None
+    seats = flat.reshape(-1, width)
+    if len(seats) and (int(np.abs(seats).max()) >= 2 ** 46):
+        return None  # nets so large a round's sum could wrap: the reference path decides
+    ends = np.cumsum(n)
+    starts = ends - n
+    seat_no = seats[:, 0]
+    # Seats strictly increasing within each round (else: the reference path).
+    same = np.ones(len(seat_no), dtype=bool)
+    same[starts] = False
+    if len(seat_no) and bool(np.any(same[1:] & (seat_no[1:] <= seat_no[:-1]))):
+        return None
+    dealer = np.stack([_int64([d1[i] for i in keep]), _int64([d2[i] for i in keep]),
+                       _int64([d3[i] for i in keep])], axis=1).reshape(len(keep), 3)
+    cards = seats[:, 1:4]
+    fast = _Fast(round_ids=[ids[i] for i in keep], seat_no=seat_no, starts=starts, ends=ends,
+                 numbers=seats[:, 4:15], cards=np.where(cards < 0, 0, cards),
+                 cards_null=(cards < 0).any(axis=1), dealer=np.where(dealer < 0, 0, dealer),
+                 dealer_null=(dealer < 0).any(axis=1),
+                 misdeal=_int64([misdeal[i] for i in keep]) != 0,
+                 versions=_int64([versions[i] for i in keep]))
+    return fast, keep
+
+
+def _seats_of(joined: str, count: int) -> list[str]:
+    """A round's seat texts back from their comma-joined text (each ends with "]")."""
+    parts = joined.split("],")
+    return [p + "]" for p in parts[:-1]] + parts[-1:] if len(parts) == count else [""] * count
+
+
+def _check_orphan_seats(conn: sa.Connection, since: datetime | None,
+                        result: VerifyResult) -> None:
+    """Seat entries whose round is gone (with foreign keys off, as an attacker could)."""
+    orphans = conn.execute(
+        sa.select(_S.round_id, sa.func.count()).select_from(
+            SeatEntry.__table__.outerjoin(Round.__table__, _R.id == _S.round_id))
+        .where(_R.id.is_(None)).group_by(_S.round_id).order_by(_S.round_id).limit(100)).all()
+    for round_id, count in orphans:
+        result.add("", f"seat entries of round id {round_id}",
+                   f"{count} seat row{'s' if count != 1 else ''} without a round (the round "
+                   f"row was deleted or never logged)")
+
+
+def _report_rounds(chunk: _Chunk, tables: dict[int, str], rules: dict[int, RuleSet],
+                   recorded: dict[Any, _Recorded], result: VerifyResult) -> None:
+    """The reference check of a chunk of rounds, naming every problem found."""
+    fast = _fast_layout(chunk)
+    wrong: dict[int, tuple[int, int, int, int, int]] = {}
+    found = (_fast_mismatches(fast, rules) if fast is not None
+             else _reference_mismatches(chunk, rules))
+    for item in found:
+        wrong.setdefault(item[0], item)
+    digests = _digests(chunk, fast)
+    counts, sums = _seat_totals(chunk, fast)
+    for rnd, digest, count, total in zip(chunk.rounds, digests, counts, sums, strict=True):
+        round_id = rnd[0]
+        entry = recorded.pop(round_id, None)
+        if (count and rnd[4] in rules and round_id not in wrong and total == rnd[16]
+                and entry is not None and entry[0] == digest):
+            continue
+        at, where = rnd[_AT], _round_where(tables, rnd)
+        for what in _not_numbers(rnd, _ROUND_NUMBERS):
+            result.add(at, where, f"{what}, which is not what the log writes there")
+        for seat in chunk.seats.get(round_id, ()):
+            for what in _not_numbers(seat, _SEAT_NUMBERS):
+                result.add(at, where, f"seat {seat[0]} {what}, which is not what the log "
+                                      f"writes there")
+        if not count:
+            result.add(at, where, "has no seats (its seat entries were deleted)")
+        if rnd[4] not in rules:
+            result.add(at, where, f"points at rule-set version {rnd[4]}, which is "
+                                  f"missing or unreadable")
+        bad = wrong.get(round_id)
+        if bad is not None:
+            result.add(at, where, f"seat {bad[1]} {NET_COLUMNS[bad[2]]} net is {bad[3]}"
+                                  f" in the log but settles to {bad[4]}")
+        if count and total != rnd[16]:
+            result.add(at, where, f"stored total {rnd[16]} is not the sum of its "
+                                  f"seats' nets ({total})")
+        if entry is None:
+            result.add(at, where, "has no round.logged audit event (inserted or "
+                                  "re-numbered behind the log's back)")
+        elif entry[0] != digest:
+            result.add(at, where, f"differs from what {_where(entry)} recorded (its "
+                                  f"cards, stakes, nets or fields were changed)")
 
 
 def _check_serials(conn: sa.Connection, tables: dict[int, str], table_ids: list[int] | None,
