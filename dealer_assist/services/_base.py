@@ -110,14 +110,20 @@ def find_user(session: orm.Session, ref: UserRef) -> User:
     return user
 
 
+def check_actor(name: str, active: bool, held: frozenset[str], *roles: str,
+                doing: str) -> None:
+    """Raise Forbidden unless the user ``name`` is active and holds one of ``roles``."""
+    if not active:
+        raise Forbidden(f"user {name!r} is deactivated and cannot {doing}")
+    if roles and not held & set(roles):
+        raise Forbidden(f"{doing} needs the role {' or '.join(roles)}; "
+                        f"{name!r} has {', '.join(sorted(held)) or 'none'}")
+
+
 def acting_user(session: orm.Session, ref: UserRef, *roles: str, doing: str) -> User:
     """The active user ``ref``, who must hold one of ``roles`` to be ``doing`` this."""
     user = find_user(session, ref)
-    if not user.active:
-        raise Forbidden(f"user {user.name!r} is deactivated and cannot {doing}")
-    if roles and not user.has_role(*roles):
-        raise Forbidden(f"{doing} needs the role {' or '.join(roles)}; "
-                        f"{user.name!r} has {', '.join(sorted(user.roles)) or 'none'}")
+    check_actor(user.name, user.active, user.roles, *roles, doing=doing)
     return user
 
 
@@ -149,5 +155,5 @@ def integrity_conflict(error: sa_exc.IntegrityError, what: str) -> Conflict:
     return Conflict(f"{what}: {str(error.orig).splitlines()[0] if error.orig else error}")
 
 
-__all__ = ["UserRef", "acting_user", "actor_name", "find_table", "find_user", "guard", "read",
-           "rules_from_text", "system_actor", "unavailable", "version_rules", "write"]
+__all__ = ["UserRef", "acting_user", "actor_name", "check_actor", "find_table", "find_user",
+           "guard", "read", "rules_from_text", "system_actor", "unavailable", "version_rules", "write"]

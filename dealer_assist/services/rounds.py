@@ -9,6 +9,7 @@ with the same idempotency key returns the first result and writes nothing.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,7 +20,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import orm
 
 from dealer_assist.domain.cards import Card
-from dealer_assist.domain.errors import RoundError
+from dealer_assist.domain.errors import DomainError, RoundError
 from dealer_assist.domain.round_entry import RoundEntry, SeatEntry, parse_round
 from dealer_assist.domain.rulesets import RuleSet, ruleset_from_json
 from dealer_assist.domain.settlement import RoundSettlement, settle_round
@@ -47,7 +48,16 @@ from dealer_assist.store.models import (
     SeatEntry as SeatRow,
 )
 
-from ._base import UserRef, acting_user, find_table, guard, read, rules_from_text, write
+from ._base import (
+    UserRef,
+    acting_user,
+    check_actor,
+    find_table,
+    guard,
+    read,
+    rules_from_text,
+    write,
+)
 from .errors import Conflict, InvalidInput, NotFound
 
 #: Roles that may log a round.
@@ -99,8 +109,20 @@ _OPEN_SHIFT = sa.select(Shift.id).where(Shift.table_id == sa.bindparam("table_id
 _ROUNDS = cast(sa.Table, Round.__table__)
 _INSERT_ROUND = sa.insert(_ROUNDS).returning(_ROUNDS.c.id)
 _INSERT_SEATS = sa.insert(cast(sa.Table, SeatRow.__table__))
-_USER = sa.select(User.id, User.name, User.role_list, User.active).where(
-    User.name == sa.bindparam("name"))
+_KEYED = orm.aliased(Round, name="keyed")
+#: Read once the table's chain head is locked: the table as it is now, its open shift, the
+#: user logging, and the round an idempotency key already logged (one statement).
+_LOCKED_READ = (
+    sa.select(GamingTable.id, GamingTable.name, GamingTable.seats, GamingTable.active,
+              RuleSetVersion.id, RuleSetVersion.rules_json, RuleSetVersion.content_hash,
+              Shift.id, User.id, User.role_list, User.active, _KEYED.id,
+              _KEYED.request_sha256)
+    .select_from(GamingTable)
+    .join(RuleSetVersion, RuleSetVersion.id == GamingTable.ruleset_version_id)
+    .outerjoin(Shift, sa.and_(Shift.table_id == GamingTable.id, Shift.closed_at.is_(None)))
+    .outerjoin(User, User.name == sa.bindparam("user"))
+    .outerjoin(_KEYED, _KEYED.idempotency_key == sa.bindparam("key"))
+    .where(GamingTable.name == sa.bindparam("name")))
 
 
 @dataclass(frozen=True)
@@ -109,22 +131,27 @@ class _Who:
     name: str
 
 
-def _logging_user(session: orm.Session, user: UserRef) -> _Who:
-    if isinstance(user, User):
-        acting_user(session, user, *LOG_ROLES, doing="log a round")
-        return _Who(user.id, user.name)
-    row = session.connection().execute(_USER, {"name": user}).one_or_none()
-    if row is None or not row[3] or not set(row[2].split(",")) & set(LOG_ROLES):
-        acting_user(session, user, *LOG_ROLES, doing="log a round")  # raises the right error
-    assert row is not None
-    return _Who(int(row[0]), str(row[1]))
-
-
 def _table_info(session: orm.Session, name: str) -> _TableInfo:
     row = session.connection().execute(_TABLE_INFO, {"name": name}).one_or_none()
     if row is None:
         raise NotFound(f"no table named {name!r}")
     return _TableInfo(*row)
+
+
+#: Each table's settings as this process last read them, per engine: what a round is
+#: settled by before its write transaction opens. That transaction reads them again under
+#: the table's lock and settles again if they changed, and a refusal is never made on a
+#: remembered value alone, so an outdated one costs time, never a wrong round.
+_SEEN: weakref.WeakKeyDictionary[sa.Engine, dict[str, _TableInfo]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _seen(session: orm.Session) -> dict[str, _TableInfo]:
+    engine = session.get_bind().engine
+    seen = _SEEN.get(engine)
+    if seen is None or len(seen) > 10_000:
+        seen = _SEEN[engine] = {}
+    return seen
 
 
 def _cards_text(cards: Sequence[Card]) -> str:
@@ -182,14 +209,20 @@ _BY_KEY = sa.select(Round.id, Round.request_sha256).where(
     Round.idempotency_key == sa.bindparam("key"))
 
 
+def _replayed(session: orm.Session, key: str, round_id: int, round_sha: str,
+              request_sha: str) -> LoggedRound:
+    """What an earlier call with ``key`` logged (round ``round_id``, request ``round_sha``)."""
+    if round_sha != request_sha:
+        raise Conflict(f"idempotency key {key!r} was already used for a different round "
+                       f"(round id {round_id}); nothing was logged")
+    return _logged_from_store(session, round_id, replayed=True)
+
+
 def _replay(session: orm.Session, key: str, request_sha: str) -> LoggedRound | None:
     row = session.connection().execute(_BY_KEY, {"key": key}).one_or_none()
     if row is None:
         return None
-    if row[1] != request_sha:
-        raise Conflict(f"idempotency key {key!r} was already used for a different round "
-                       f"(round id {row[0]}); nothing was logged")
-    return _logged_from_store(session, int(row[0]), replayed=True)
+    return _replayed(session, key, int(row[0]), str(row[1]), request_sha)
 
 
 def _entry_from_rows(rnd: Round, seats: Sequence[SeatRow]) -> RoundEntry:
@@ -231,11 +264,18 @@ def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
                   photo_sha256: str | None, idempotency_key: str | None, request_sha: str,
                   head: tuple[int, str, int], at: datetime | None = None,
                   action: str = "round.logged",
-                  extra_payload: dict[str, Any] | None = None) -> tuple[LoggedRound,
-                                                                        tuple[int, str, int]]:
-    """Write one settled round inside the caller's write transaction (head locked)."""
+                  extra_payload: dict[str, Any] | None = None,
+                  shift_id: int | None = None,
+                  settlement_json: dict[str, Any] | None = None,
+                  ) -> tuple[LoggedRound, tuple[int, str, int]]:
+    """Write one settled round inside the caller's write transaction (head locked).
+
+    ``shift_id``: the table's open shift if the caller read it under the lock;
+    ``settlement_json``: ``settlement.to_json()`` if already made (outside the lock).
+    """
     conn = session.connection()
-    shift_id = conn.execute(_OPEN_SHIFT, {"table_id": info.id}).scalar()
+    if shift_id is None:
+        shift_id = conn.execute(_OPEN_SHIFT, {"table_id": info.id}).scalar()
     if shift_id is None:
         raise Conflict(f"table {info.name!r} has no open shift: a supervisor must open one "
                        f"before rounds are logged")
@@ -252,7 +292,8 @@ def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
     round_id = int(conn.execute(_INSERT_ROUND, values).scalar_one())
     nets = {s.seat: s.net for s in settlement.seats}
     seat_rows = [_seat_values(seat, nets[seat.seat]) for seat in entry.seats]
-    conn.execute(_INSERT_SEATS, [{"round_id": round_id, **row} for row in seat_rows])
+    if seat_rows:
+        conn.execute(_INSERT_SEATS, [{"round_id": round_id, **row} for row in seat_rows])
     digest = round_digest(
         (round_id, info.id, serial, shift_id, info.version_id, values["dealer_cards"], d1, d2,
          d3, entry.misdeal, entry.misdeal_reason, user.id, at, source, photo_sha256,
@@ -264,7 +305,9 @@ def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
         round_serial=serial,
         payload={"serial": serial, "total": settlement.total, "seats": len(seat_rows),
                  "misdeal": entry.misdeal, "source": source, **(extra_payload or {})})
-    logged = LoggedRound(round_id, serial, info.name, shift_id, at, settlement.to_json(), False,
+    if settlement_json is None:
+        settlement_json = settlement.to_json()
+    logged = LoggedRound(round_id, serial, info.name, shift_id, at, settlement_json, False,
                          appended.hash)
     return logged, (appended.seq, appended.hash, serial)
 
@@ -278,6 +321,82 @@ def _check_args(source: str, photo_sha256: str | None, idempotency_key: str | No
         raise InvalidInput("an idempotency key is 1-200 characters")
 
 
+@dataclass(frozen=True)
+class _Settled:
+    """A round settled by its table's settings, before any lock is taken."""
+
+    info: _TableInfo
+    entry: RoundEntry
+    settlement: RoundSettlement
+    settlement_json: dict[str, Any]
+
+
+def _settled(round_json: Mapping[str, Any], info: _TableInfo) -> _Settled:
+    if not info.active:
+        raise Conflict(f"table {info.name!r} is closed to play (inactive)")
+    entry, settlement = _settle(round_json, info)
+    return _Settled(info, entry, settlement, settlement.to_json())
+
+
+def _presettle(session: orm.Session, table: str, round_json: Mapping[str, Any]) -> _Settled:
+    """Validate and settle by the table's settings as last seen (read if never seen).
+
+    A refusal is never made on a remembered value alone: the table is read afresh first.
+    """
+    seen = _seen(session)
+    info = seen.get(table)
+    if info is not None:
+        try:
+            return _settled(round_json, info)
+        except (DomainError, Conflict):
+            pass  # perhaps the table changed: decide on it as it is now
+    with read(session):
+        info = _table_info(session, table)
+    seen[table] = info
+    return _settled(round_json, info)
+
+
+class _TableReplaced(Exception):
+    """The table's name now belongs to another table than the one settled by."""
+
+
+def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, Any],
+                settled: _Settled, user: str, source: str, photo_sha256: str | None,
+                idempotency_key: str | None, request_sha: str) -> LoggedRound:
+    """The write transaction of :func:`log_round`: lock the table's chain head, read what
+    the round depends on as it is now (one statement), write round, seats and audit event."""
+    info = settled.info
+    head = lock_head(session, table_chain(info.id))
+    row = session.connection().execute(
+        _LOCKED_READ, {"name": table, "user": user, "key": idempotency_key}).one_or_none()
+    if row is None:
+        _seen(session).pop(table, None)
+        raise NotFound(f"no table named {table!r}")
+    now = _TableInfo(*row[:7])
+    shift_id, user_id, roles, active, keyed_id, keyed_sha = row[7:]
+    if now.id != info.id:
+        _seen(session).pop(table, None)
+        raise _TableReplaced(table)
+    if keyed_id is not None and idempotency_key is not None:
+        return _replayed(session, idempotency_key, int(keyed_id), str(keyed_sha), request_sha)
+    if user_id is None:
+        raise NotFound(f"no user named {user!r}")
+    check_actor(user, bool(active), frozenset(r for r in str(roles).split(",") if r),
+                *LOG_ROLES, doing="log a round")
+    if now != info:  # the rules or seats changed since: settle again (and remember them)
+        _seen(session)[table] = now
+        settled = _settled(round_json, now)
+    if shift_id is None:
+        raise Conflict(f"table {table!r} has no open shift: a supervisor must open one "
+                       f"before rounds are logged")
+    logged, _ = _insert_round(
+        session, info=now, entry=settled.entry, settlement=settled.settlement,
+        user=_Who(int(user_id), user), source=source, photo_sha256=photo_sha256,
+        idempotency_key=idempotency_key, request_sha=request_sha, head=head,
+        shift_id=int(shift_id), settlement_json=settled.settlement_json)
+    return logged
+
+
 def log_round(session: orm.Session, *, table: str, round_json: Mapping[str, Any],
               user: UserRef, idempotency_key: str | None = None, source: str = "manual",
               photo_sha256: str | None = None) -> LoggedRound:
@@ -289,44 +408,46 @@ def log_round(session: orm.Session, *, table: str, round_json: Mapping[str, Any]
     Raises DomainError for a bad round, NotFound, Forbidden, Conflict (no open shift; the
     idempotency key already used for another round), StoreUnavailable. Any transaction the
     session had open is committed first.
+
+    One write transaction per round: the round is validated and settled first (outside
+    any lock, by the table's settings as last seen); then the transaction locks the
+    table's chain head, reads the table, its open shift, the user and the idempotency key
+    as they are now in one statement (settling again if the table changed), inserts the
+    round, its seats and its audit event, moves the head and commits.
     """
     _check_args(source, photo_sha256, idempotency_key)
     request_sha = _request_hash(table, round_json, source, photo_sha256)
-    with read(session):
-        if idempotency_key is not None:
-            replay = _replay(session, idempotency_key, request_sha)
-            if replay is not None:
-                return replay
-        who = _logging_user(session, user)
-        info = _table_info(session, table)
-    if not info.active:
-        raise Conflict(f"table {table!r} is closed to play (inactive)")
-    entry, settlement = _settle(round_json, info)  # outside the lock: pure domain work
-    try:
-        with write(session):
-            head = lock_head(session, table_chain(info.id))
+    name = user.name if isinstance(user, User) else user
+    for _attempt in range(3):
+        try:
+            settled = _presettle(session, table, round_json)
+        except (DomainError, Conflict):
+            # A retried request whose round was logged before the table changed.
             if idempotency_key is not None:
-                replay = _replay(session, idempotency_key, request_sha)
+                with read(session):
+                    replay = _replay(session, idempotency_key, request_sha)
                 if replay is not None:
                     return replay
-            now = _table_info(session, table)
-            if now != info:  # the rules or seats changed meanwhile: settle again
-                info = now
-                entry, settlement = _settle(round_json, info)
-            logged, _ = _insert_round(session, info=info, entry=entry, settlement=settlement,
-                                      user=who, source=source, photo_sha256=photo_sha256,
-                                      idempotency_key=idempotency_key, request_sha=request_sha,
-                                      head=head)
-    except sa_exc.IntegrityError:
-        # Another terminal logged the same idempotency key at another table meanwhile.
-        if idempotency_key is None:
             raise
-        with read(session):
-            replay = _replay(session, idempotency_key, request_sha)
-        if replay is None:
-            raise
-        return replay
-    return logged
+        try:
+            with write(session):
+                return _log_locked(session, table=table, round_json=round_json,
+                                   settled=settled, user=name, source=source,
+                                   photo_sha256=photo_sha256, idempotency_key=idempotency_key,
+                                   request_sha=request_sha)
+        except _TableReplaced:
+            continue
+        except sa_exc.IntegrityError:
+            # Another terminal logged the same idempotency key meanwhile (at another table,
+            # or at this one before this transaction's snapshot).
+            if idempotency_key is None:
+                raise
+            with read(session):
+                replay = _replay(session, idempotency_key, request_sha)
+            if replay is None:
+                raise
+            return replay
+    raise Conflict(f"table {table!r} changed while the round was being logged; try again")
 
 
 # ---------------------------------------------------------------- voids and corrections
