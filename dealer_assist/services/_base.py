@@ -30,6 +30,12 @@ def _describe(error: sa_exc.DBAPIError) -> str:
 def unavailable(error: sa_exc.DBAPIError) -> StoreUnavailable:
     """The message a caller shows when the database cannot serve the request."""
     text = _describe(error)
+    if "in doubt" in text:
+        # The COMMIT went out and no answer came back (store.db's client deadline).
+        return StoreUnavailable(
+            f"the database stopped answering during the commit ({text}): the change may or "
+            f"may not have been saved; check before doing it again (a round retried with "
+            f"the same Idempotency-Key is never logged twice)")
     if "locked" in text.lower() or "busy" in text.lower():
         return StoreUnavailable(
             f"the database is locked: another program kept it busy beyond the wait limit "

@@ -8,6 +8,16 @@ The schema is built and changed only by the Alembic migrations shipped in
 Write transactions on SQLite start with ``BEGIN IMMEDIATE`` (see :func:`begin_write`) so
 two terminals never both read the same chain head and then fight over the write lock.
 
+Deadlines: nothing waits on the database without a bound. SQLite writers wait at most the
+busy timeout for the write lock, counting the time spent in line behind this process's
+other writers (:class:`WriteQueue`). PostgreSQL connections have a connect timeout, a lock
+timeout and TCP keepalives; an engine made with ``statement_timeout`` (a served app) also
+has the server cancel any statement running longer, ends sessions left idle in a
+transaction, and gives up client-side on a server that sends nothing back for
+``statement_timeout`` + :data:`PG_CLIENT_GRACE` seconds (a hung server, or a link that
+stalls while TCP still acknowledges: keepalives cannot see either): the connection is
+closed, the request fails (503), and the pool reconnects once the server answers again.
+
 >>> default_sqlite_url("/srv/casino/instance")
 'sqlite:////srv/casino/instance/dealer_assist.sqlite3'
 """
@@ -15,20 +25,27 @@ two terminals never both read the same chain head and then fight over the write 
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
+import time
+import weakref
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event, orm
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 
 #: File name of the embedded database inside the instance folder.
 SQLITE_FILE = "dealer_assist.sqlite3"
 #: How long a SQLite writer waits for another writer's lock before giving up (seconds).
 SQLITE_BUSY_TIMEOUT = 15.0
-#: How long a PostgreSQL connection attempt may take before the store is called unreachable.
-PG_CONNECT_TIMEOUT = 5
+#: How long a PostgreSQL connection attempt may take before the store is called unreachable
+#: (libpq's minimum is 2).
+PG_CONNECT_TIMEOUT = 3
 #: How long a PostgreSQL statement waits for a lock another session holds (the chain head of
 #: a table, say) before the store is called unavailable, like SQLite's busy timeout.
 PG_LOCK_TIMEOUT = SQLITE_BUSY_TIMEOUT
@@ -37,6 +54,18 @@ PG_LOCK_TIMEOUT = SQLITE_BUSY_TIMEOUT
 #: probed, instead of a request hanging until the kernel gives up (many minutes).
 PG_TCP: dict[str, int] = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5,
                           "keepalives_count": 3, "tcp_user_timeout": 20_000}
+#: A served app's statement timeout (seconds): the server cancels a statement running
+#: longer (and lock waits end by then too); the web's ``DATABASE_STATEMENT_TIMEOUT``.
+SERVED_STATEMENT_TIMEOUT = 5.0
+#: Seconds beyond the statement timeout the client waits for a server that sends nothing
+#: (its own cancellation must have arrived by then) before it drops the connection.
+PG_CLIENT_GRACE = 2.0
+#: Seconds the pool's liveness check of a pooled connection may take (a failed check only
+#: costs a reconnect, so it is short).
+PG_PING_TIMEOUT = 2.0
+#: A served app's session left idle inside a transaction this long (a stuck worker holding
+#: a table's chain head) is ended by the server, releasing its locks.
+PG_IDLE_IN_TRANSACTION_TIMEOUT = 60.0
 #: Execution option a session sets on its connection to start an IMMEDIATE SQLite transaction.
 WRITE_OPTION = "dealer_assist_write"
 
@@ -73,31 +102,186 @@ def _sqlite_connect_with(busy_timeout: float) -> Callable[[Any, Any], None]:
     return connect
 
 
-def _pg_connect(dbapi_conn: Any, _record: Any) -> None:
+def _pg_settings(statement_timeout: float | None) -> dict[str, str]:
+    """The server settings each PostgreSQL connection gets (milliseconds)."""
+    settings = {"lock_timeout": str(int(PG_LOCK_TIMEOUT * 1000))}
+    if statement_timeout is not None:
+        settings["lock_timeout"] = str(int(min(PG_LOCK_TIMEOUT, statement_timeout) * 1000))
+        settings["statement_timeout"] = str(int(statement_timeout * 1000))
+        settings["idle_in_transaction_session_timeout"] = str(
+            int(PG_IDLE_IN_TRANSACTION_TIMEOUT * 1000))
+    return settings
+
+
+def _pg_connect_with(settings: dict[str, str]) -> Callable[[Any, Any], None]:
     # Set per connection (not in the URL's ``options``, which may carry a search_path).
-    cur = dbapi_conn.cursor()
-    cur.execute(f"SET lock_timeout = {int(PG_LOCK_TIMEOUT * 1000)}")
-    cur.close()
-    dbapi_conn.commit()
+    query = "SELECT " + ", ".join(f"set_config('{name}', %s, false)" for name in settings)
+
+    def connect(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        cur.execute(query, list(settings.values()))
+        cur.close()
+        dbapi_conn.commit()
+
+    return connect
 
 
-def _sqlite_begin(conn: sa.Connection) -> None:
-    if conn.get_execution_options().get(WRITE_OPTION):
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-    else:
-        conn.exec_driver_sql("BEGIN")
+def _deadline_connection_class() -> Any:
+    """psycopg's Connection, giving up on a server that does not answer in time.
+
+    Every wait on the server (a statement, a fetch, a commit) is bounded by ``deadline``
+    seconds; past it the connection is closed (it is mid-protocol: unusable) and
+    ``OperationalError`` raised, which SQLAlchemy sees as a disconnect (the pool drops the
+    connection and later checkouts reconnect).
+    """
+    import psycopg
+
+    wait_timeout = getattr(psycopg.errors, "_WaitTimeout", None)
+
+    class DeadlineConnection(psycopg.Connection[Any]):
+        deadline: float | None = None
+        _committing = False
+
+        def wait(self, gen: Any, interval: float | None = None,
+                 timeout: float | None = None) -> Any:
+            limit = self.deadline if timeout is None else timeout
+            if limit is None or wait_timeout is None:
+                return super().wait(gen, **({} if interval is None else {"interval": interval}))
+            kwargs: dict[str, Any] = {"timeout": limit}
+            if interval is not None:
+                kwargs["interval"] = interval
+            try:
+                return super().wait(gen, **kwargs)
+            except wait_timeout:
+                if timeout is not None:
+                    raise          # a caller's own timeout: psycopg handles it
+                self.pgconn.finish()
+                outcome = (": whether the COMMIT took effect is unknown (the outcome is "
+                           "in doubt)" if self._committing else "")
+                raise psycopg.OperationalError(
+                    f"the database server did not answer within {limit:g} s (hung, or the "
+                    f"network to it stalled){outcome}") from None
+
+        def commit(self) -> None:
+            self._committing = True
+            try:
+                super().commit()
+            finally:
+                self._committing = False
+
+    return DeadlineConnection
+
+
+_DEADLINE_CONNECTION: Any = None
+
+
+def _pg_deadlines(engine: sa.Engine, statement_timeout: float | None) -> None:
+    """Client-side deadlines: connections of our class, a short ping."""
+    global _DEADLINE_CONNECTION
+    if _DEADLINE_CONNECTION is None:
+        _DEADLINE_CONNECTION = _deadline_connection_class()
+    deadline = None if statement_timeout is None else statement_timeout + PG_CLIENT_GRACE
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(_dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        conn = _DEADLINE_CONNECTION.connect(*cargs, **cparams)
+        conn.deadline = deadline
+        return conn
+
+    dialect = engine.dialect
+    plain_ping = dialect.do_ping
+
+    def ping(dbapi_conn: Any) -> bool:
+        saved = getattr(dbapi_conn, "deadline", None)
+        if isinstance(dbapi_conn, _DEADLINE_CONNECTION):
+            dbapi_conn.deadline = PG_PING_TIMEOUT
+        try:
+            return plain_ping(dbapi_conn)
+        finally:
+            if isinstance(dbapi_conn, _DEADLINE_CONNECTION) and not dbapi_conn.closed:
+                dbapi_conn.deadline = saved
+
+    dialect.do_ping = ping  # type: ignore[method-assign,assignment]
+
+
+# ---------------------------------------------------------------- SQLite's one writer
+
+_write_deadline = threading.local()
+_SQLITE_BUSY: weakref.WeakKeyDictionary[sa.Engine, float] = weakref.WeakKeyDictionary()
+
+
+class WriteQueue:
+    """This process's SQLite writers, in line for the one write lock.
+
+    Threads queue here in order (SQLite's busy handler sleeps in growing steps: long
+    tails), each for at most ``timeout`` seconds; the time spent in line is taken off the
+    busy timeout of the ``BEGIN IMMEDIATE`` that follows. So a write fails within
+    ``timeout`` of asking, however many others queue behind a database another program
+    keeps locked, instead of each waiting its turn and then the whole timeout again.
+    """
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> WriteQueue:
+        started = time.monotonic()
+        if not self._lock.acquire(timeout=self.timeout):
+            raise sa_exc.OperationalError(
+                "BEGIN IMMEDIATE", None, sqlite3.OperationalError(
+                    f"database is locked (this process's other writers waited over "
+                    f"{self.timeout:g} s for it)"))
+        _write_deadline.value = started + self.timeout
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        _write_deadline.value = None
+        self._lock.release()
+
+
+def write_queue(engine: sa.Engine) -> Any:
+    """The line a process's writers queue in: a :class:`WriteQueue` on SQLite (one writer),
+    nothing on PostgreSQL (row locks, waits bounded by ``lock_timeout``)."""
+    if engine.dialect.name != "sqlite":
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return WriteQueue(_SQLITE_BUSY.get(engine, SQLITE_BUSY_TIMEOUT))
+
+
+def _sqlite_begin_with(busy_timeout: float) -> Callable[[sa.Connection], None]:
+    full = int(busy_timeout * 1000)
+
+    def begin(conn: sa.Connection) -> None:
+        writing = bool(conn.get_execution_options().get(WRITE_OPTION))
+        busy = full
+        deadline = getattr(_write_deadline, "value", None) if writing else None
+        if deadline is not None:
+            # What is left of this writer's wait once it reached the head of the line.
+            busy = max(1, min(full, int((deadline - time.monotonic()) * 1000)))
+        if conn.info.get("busy_ms", full) != busy:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {busy}")
+            conn.info["busy_ms"] = busy
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+    return begin
 
 
 def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_TIMEOUT,
-                **kwargs: Any) -> sa.Engine:
+                statement_timeout: float | None = None, **kwargs: Any) -> sa.Engine:
     """An engine for ``url`` with the settings the hand log relies on.
 
     SQLite: the folder is created, WAL, foreign keys, busy timeout, synchronous FULL, and a
     connection pool (one connection per thread). PostgreSQL: psycopg 3 (a bare
-    ``postgresql://`` URL is switched to it), a connect timeout, pre-ping.
+    ``postgresql://`` URL is switched to it), connect and lock timeouts, TCP keepalives,
+    pre-ping (itself bounded by :data:`PG_PING_TIMEOUT`).
     ``sqlite_busy_timeout``: seconds a SQLite writer waits for the lock before
-    :class:`~dealer_assist.services.errors.StoreUnavailable`. Extra keyword arguments go
-    to :func:`sqlalchemy.create_engine`.
+    :class:`~dealer_assist.services.errors.StoreUnavailable`. ``statement_timeout``
+    (PostgreSQL; a served app passes :data:`SERVED_STATEMENT_TIMEOUT`, the command line
+    none, for long reads): seconds a statement may run, enforced by the server and, for a
+    server that never answers, by the client (see the module's docstring). Extra keyword
+    arguments go to :func:`sqlalchemy.create_engine`.
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
@@ -116,7 +300,8 @@ def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_T
         options.update(kwargs)
         engine = sa.create_engine(parsed, **options)
         event.listen(engine, "connect", _sqlite_connect_with(sqlite_busy_timeout))
-        event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "begin", _sqlite_begin_with(sqlite_busy_timeout))
+        _SQLITE_BUSY[engine] = sqlite_busy_timeout
         return engine
     if parsed.get_backend_name() == "postgresql":
         if parsed.get_driver_name() in ("", "psycopg2") or parsed.drivername == "postgresql":
@@ -127,7 +312,8 @@ def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_T
                    "connect_args": connect_args}
         options.update(kwargs)
         engine = sa.create_engine(parsed, **options)
-        event.listen(engine, "connect", _pg_connect)
+        event.listen(engine, "connect", _pg_connect_with(_pg_settings(statement_timeout)))
+        _pg_deadlines(engine, statement_timeout)
         return engine
     return sa.create_engine(parsed, **kwargs)
 

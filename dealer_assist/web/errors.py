@@ -86,6 +86,9 @@ def init_app(app: Flask) -> None:
                 isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated):
             app.logger.warning("database unavailable: %s", type(exc).__name__)
             message = "the database cannot be reached; nothing was written, try again"
+            if "database is locked" in str(exc.orig):   # SQLite, beyond the busy timeout
+                message = ("the database is locked: another program kept it busy beyond the "
+                           "wait limit; nothing was written, try again")
             if wants_json():
                 return error_response(503, "store_unavailable", message)
             return _outage_page(message)

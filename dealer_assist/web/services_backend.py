@@ -7,10 +7,9 @@ errors pass through (the web shows their message next to the field).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -72,9 +71,9 @@ class ServicesBackend:
         self.default_threshold = default_threshold
         self.owns_engine = owns_engine
         # SQLite has one writer. Threads of this process queue for it on a lock, in order,
-        # instead of in SQLite's busy handler, which sleeps in growing steps (long tails).
-        self._write_lock: AbstractContextManager[Any] = (
-            threading.Lock() if engine.dialect.name == "sqlite" else nullcontext())
+        # instead of in SQLite's busy handler, which sleeps in growing steps (long tails);
+        # a place in line counts against the busy timeout (a locked database: 503 in time).
+        self._write_lock: AbstractContextManager[Any] = db.write_queue(engine)
         # Table settings change seldom; the hot path (log a round) reads them for the pay
         # plan only (log_round reads the table itself), so they are kept a moment.
         self._table_cache: dict[str, tuple[float, TableInfo]] = {}
@@ -82,7 +81,8 @@ class ServicesBackend:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> ServicesBackend:
-        return cls(db.make_engine(config["DATABASE_URL"]),
+        timeout = config.get("DATABASE_STATEMENT_TIMEOUT", db.SERVED_STATEMENT_TIMEOUT)
+        return cls(db.make_engine(config["DATABASE_URL"], statement_timeout=timeout),
                    denominations=tuple(config["CHIP_DENOMINATIONS"]),
                    default_threshold=config.get("LARGE_PAYOUT_THRESHOLD"))
 

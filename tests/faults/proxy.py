@@ -1,6 +1,7 @@
 """A TCP proxy on 127.0.0.1 in front of PostgreSQL that a test can cut (connections reset,
-the port closed: the database is unreachable), freeze (connections stay open, nothing
-passes: a network partition) and restore, without touching the machine's PostgreSQL."""
+the port closed: the database is unreachable), freeze (connections stay open and TCP still
+acknowledges, but nothing passes: a hung server, or a link that stalls) and restore,
+without touching the machine's PostgreSQL."""
 
 from __future__ import annotations
 
@@ -99,5 +100,9 @@ class Proxy:
         self._threads = []
 
     def freeze(self) -> None:
-        """A partition: connections stay open but nothing passes (new ones hang too)."""
+        """A hung server: connections stay open but nothing passes (new ones hang too)."""
         self.frozen = True
+
+    def thaw(self) -> None:
+        """The server answers again; whatever was held back passes now."""
+        self.frozen = False
