@@ -180,22 +180,20 @@ def events_sql(r: Renderer, since: bool) -> str:
             f"FROM audit_events e WHERE {where} ORDER BY e.seq, e.id")
 
 
-def parse_seat_numbers(texts: list[str]) -> list[bool] | str:
-    """The seat texts (``[seat,"cards",c1,...]``, none NULL) as their numbers only
-    (booleans 1/0, NULL -1), ``SEAT_NUMBERS`` per seat, comma-separated in one text; or,
-    if a seat's text does not hold exactly that many fields, which seats do (so the caller
-    leaves the others' rounds to the reference path and asks again without them)."""
+def parse_seat_numbers(texts: list[str], counts: list[int]) -> list[bool] | str:
+    """Each round's seat texts (``[seat,"cards",c1,...],[...]``, ``counts`` seats) as their
+    numbers only (booleans 1/0, NULL -1), ``SEAT_NUMBERS`` per seat, comma-separated, all
+    rounds in one text; or, if a round's text does not hold exactly that many fields, which
+    rounds do (so the caller leaves the others to the reference path and asks again)."""
     joined = "\n".join(texts)
     # The one string per seat holds no quote (else it rendered NULL): drop it, comma and all.
     numbers = (_CARDS.sub("", joined).replace("true", "1").replace("false", "0")
                .replace("null", "-1").replace("[", "").replace("]", ""))
     parts = numbers.split("\n")
-    if len(parts) == len(texts):
-        whole = [t.count(",") == SEAT_NUMBERS - 1 for t in parts]
-        if all(whole):
-            return ",".join(parts)
-        return whole
-    return [False] * len(texts)
+    if len(parts) != len(texts):
+        return [False] * len(texts)  # a line break inside a text: no round is sure
+    whole = [t.count(",") == SEAT_NUMBERS * n - 1 for t, n in zip(parts, counts, strict=True)]
+    return ",".join(parts) if all(whole) else whole
 
 
 _CARDS = re.compile(r'"[^"\n]*",')

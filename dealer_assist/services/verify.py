@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -240,8 +241,12 @@ class _Chunk:
 
 def _columns(conn: sa.Connection, query: sa.Select[Any]) -> list[list[Any]]:
     """The query's result column by column, each value as SQLAlchemy reads it."""
-    rows = conn.execute(query).all()
-    return [list(c) for c in zip(*rows, strict=True)] or [[] for _ in query.selected_columns]
+    return _transpose(conn.execute(query).all(), len(query.selected_columns))
+
+
+def _transpose(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
+    """Rows as columns (``zip(*rows)`` is far slower: it makes an iterator per row)."""
+    return [list(map(itemgetter(k), rows)) for k in range(width)]
 
 
 def _round_query(times: _Times) -> tuple[sa.ColumnElement[Any], ...]:
@@ -629,7 +634,7 @@ def _prove_events(part: list[Any], walk: _Walk, recorded: dict[str, dict[Any, _R
     If all holds, record their digests, move the walk on and return True; else change
     nothing and return False."""
     (ids, seqs, texts, prevs, hashes, round_ids, digests, stamps, actions, shift_ids,
-     payloads) = (list(c) for c in zip(*part, strict=True))
+     payloads) = _transpose(part, 11)
     n = len(ids)
     if None in texts or None in stamps or seqs != list(range(walk.expected_seq,
                                                             walk.expected_seq + n)):
@@ -677,7 +682,7 @@ def _walk_events(conn: sa.Connection, event_ids: list[Any], walk: _Walk,
     if not rows:
         return
     (ids, seqs, raw_at, actors, actions, table_ids, shift_ids, round_ids, digests,
-     payloads, prevs, hashes) = (list(c) for c in zip(*rows, strict=True))
+     payloads, prevs, hashes) = _transpose(rows, 12)
     chain = walk.chain
     stamps = times.texts(raw_at)
     # canonical_event_text, a partition at a time.
@@ -910,7 +915,7 @@ def _text_chunks(conn: sa.Connection, table_ids: list[int] | None, since: dateti
                 return
             cursor.execute(seats_sql, span)
             seats = cursor.fetchall()
-            cols = [list(c) for c in zip(*rounds, strict=True)]
+            cols = _transpose(rounds, len(rounds[0]))
             yield [*cols, *_group_seats(cols[0], seats)]
             if row is None:
                 return
@@ -919,23 +924,22 @@ def _text_chunks(conn: sa.Connection, table_ids: list[int] | None, since: dateti
         cursor.close()
 
 
-def _group_seats(round_ids: list[Any], seats: list[Any]) -> tuple[list[int], list[Any],
-                                                                    list[str]]:
+def _group_seats(round_ids: list[Any], seats: list[Any]) -> tuple[list[int], list[Any]]:
     """Per round: its seat count and its seats' texts joined by commas (None if one is
-    NULL); and every seat text (None for the rounds that have a NULL one) in order."""
-    seat_rids, texts = ([list(c) for c in zip(*seats, strict=True)] if seats else ([], []))
+    NULL)."""
+    seat_rids, texts = _transpose(seats, 2)
     rids = _int64(round_ids)
     owners = _int64(seat_rids)
     starts = np.searchsorted(owners, rids, "left").tolist()
     ends = np.searchsorted(owners, rids, "right").tolist()
     counts = [b - a for a, b in zip(starts, ends, strict=True)]
     if None not in texts:
-        return counts, [",".join(texts[a:b]) for a, b in zip(starts, ends, strict=True)], texts
+        return counts, [",".join(texts[a:b]) for a, b in zip(starts, ends, strict=True)]
     joined = []
     for a, b in zip(starts, ends, strict=True):
         part = texts[a:b]
         joined.append(None if None in part else ",".join(part))
-    return counts, joined, texts
+    return counts, joined
 
 
 def _range_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None
@@ -986,21 +990,18 @@ def _text_layout(cols: list[list[Any]]) -> tuple[_Fast, list[int]] | None:
     """The chunk's rounds whose texts all rendered, laid out for :func:`_fast_mismatches`
     with the numbers read from those same seat texts (None: the chunk holds values the fast
     path does not take; only a tampered log has them)."""
-    (ids, _, _, versions, misdeal, d1, d2, d3, _, round_texts, counts, seat_texts,
-     every_seat) = cols
+    ids, versions, misdeal, d1, d2, d3 = (cols[i] for i in (0, 3, 4, 5, 6, 7))
+    round_texts, counts, seat_texts = cols[9], cols[10], cols[11]
     keep = [i for i, (rt, st, n) in enumerate(zip(round_texts, seat_texts, counts,
                                                    strict=True))
             if rt is not None and st is not None and n > 0]
-    every = len(keep) == len(ids) and sum(counts) == len(every_seat)
-    texts = (every_seat if every
-             else [t for i in keep for t in _seats_of(seat_texts[i], counts[i])])
-    numbers = log_sql.parse_seat_numbers(texts)
+    numbers = log_sql.parse_seat_numbers([seat_texts[i] for i in keep],
+                                         [counts[i] for i in keep])
     if not isinstance(numbers, str):
-        # Some seat's text does not split into its numbers: leave its round out, try again.
-        whole = iter(numbers)
-        keep = [i for i in keep if all([next(whole) for _ in range(counts[i])])]
-        numbers = log_sql.parse_seat_numbers(
-            [t for i in keep for t in _seats_of(seat_texts[i], counts[i])])
+        # Some round's text does not split into its numbers: leave it out, try again.
+        keep = [i for i, whole in zip(keep, numbers, strict=True) if whole]
+        numbers = log_sql.parse_seat_numbers([seat_texts[i] for i in keep],
+                                             [counts[i] for i in keep])
         if not isinstance(numbers, str):
             return None
     n = np.array([counts[i] for i in keep], dtype=np.int64)
@@ -1035,12 +1036,6 @@ def _text_layout(cols: list[list[Any]]) -> tuple[_Fast, list[int]] | None:
                  misdeal=_int64([misdeal[i] for i in keep]) != 0,
                  versions=_int64([versions[i] for i in keep]))
     return fast, keep
-
-
-def _seats_of(joined: str, count: int) -> list[str]:
-    """A round's seat texts back from their comma-joined text (each ends with "]")."""
-    parts = joined.split("],")
-    return [p + "]" for p in parts[:-1]] + parts[-1:] if len(parts) == count else [""] * count
 
 
 def _check_orphan_seats(conn: sa.Connection, since: datetime | None,
