@@ -48,8 +48,10 @@ like any round):
 * **inventory win** = closing inventory - opening inventory + credits - fills + drop
   (the table-games win formula: chips taken to the cage are won, chips brought from it are
   not; cash and markers in the drop box are what players paid for chips at the table). The
-  hand log records no drop: this tool assumes players buy chips at the cage (drop 0) unless
-  a drop is given, and the report says so.
+  count team records each closed shift's drop (:mod:`dealer_assist.services.drops`); a
+  shift with none recorded reconciles with a drop of 0 (players bought chips at the cage),
+  and the report says so.
+* **table hold %** = inventory win / drop (the table-games hold; none without a drop).
 * **difference** = inventory win - logged win; any non-zero difference is flagged.
 
 >>> from fractions import Fraction
@@ -81,17 +83,22 @@ from .rulesets import MINI_ROYAL, RuleSet
 from .three_card import CATEGORY_ORDER
 
 __all__ = [
+    "SHIFT_LENGTHS",
     "BetAsPlayed",
+    "ShiftSchedule",
     "ShiftWindow",
     "VarianceTerms",
     "ante_play_seat_covariance",
     "bets_as_played",
+    "clock_text",
     "deviation_in_sd",
     "format_money",
     "format_percent",
     "gaming_day",
     "hold_percent",
     "inventory_win",
+    "parse_clock",
+    "parse_clocks",
     "shift_windows",
     "theoretical_win",
     "to_cents",
@@ -387,7 +394,9 @@ def shift_windows(day: date, zone: str, *, hours: int | None = 8,
                   day_start: time = time(0)) -> list[ShiftWindow]:
     """The scheduled shifts of gaming day ``day``: every ``hours`` (8, 12, 24 or any
     divisor of 24) from ``day_start``, or custom local ``starts`` (each shift runs to the
-    next start; the last to the end of the gaming day). Times are wall-clock times in
+    next start; the last to the end of the gaming day). With custom starts the gaming day
+    starts at ``day_start`` if it is one of them (a start before it on the clock falls on the
+    next calendar date), else at the earliest start. Times are wall-clock times in
     ``zone``, so a shift spanning a clock change is an hour shorter or longer.
 
     >>> [w.label for w in shift_windows(date(2024, 5, 1), "Europe/London", hours=8,
@@ -396,11 +405,17 @@ def shift_windows(day: date, zone: str, *, hours: int | None = 8,
     >>> w = shift_windows(date(2024, 5, 1), "UTC", starts=[time(6), time(18)])
     >>> [(x.label, x.hours) for x in w]
     [('06:00-18:00', 12.0), ('18:00-06:00', 12.0)]
+    >>> [w.label for w in shift_windows(date(2024, 5, 1), "UTC", day_start=time(22),
+    ...                                 starts=[time(6), time(14), time(22)])]
+    ['22:00-06:00', '06:00-14:00', '14:00-22:00']
     """
     tz = ZoneInfo(zone)
     if starts:
-        local = sorted(starts)
-        day_start = local[0]
+        if day_start in starts:  # in gaming-day order: from day_start round the clock
+            local = sorted(set(starts), key=lambda t: (t < day_start, t))
+        else:
+            local = sorted(set(starts))
+            day_start = local[0]
     else:
         if not hours or 24 % hours:
             raise ValueError(f"a shift length must divide 24 hours, not {hours}")
@@ -430,3 +445,142 @@ def window_of(instant: datetime, windows: Iterable[ShiftWindow]) -> ShiftWindow 
         if window.contains(instant):
             return window
     return None
+
+
+#: Regular shift lengths a casino may choose (any divisor of 24 works; these are offered).
+SHIFT_LENGTHS = (8, 12, 24)
+
+
+def clock_text(value: time) -> str:
+    """A wall-clock time as ``HH:MM`` (how settings and labels write it).
+
+    >>> clock_text(time(6, 30))
+    '06:30'
+    """
+    return f"{value:%H:%M}"
+
+
+@dataclass(frozen=True)
+class ShiftSchedule:
+    """A casino's scheduled shifts in its time zone: the gaming day starts at ``day_start``
+    and is cut into shifts of ``hours`` (a divisor of 24), or at custom local ``starts``
+    (then ``day_start`` must be one of them: the gaming day's first shift opens it).
+
+    >>> s = ShiftSchedule("America/New_York", time(6), 8)
+    >>> at = datetime(2024, 5, 2, 9, 30, tzinfo=UTC)          # 05:30 in New York
+    >>> s.day_of(at), s.window_for(at).label
+    (datetime.date(2024, 5, 1), '22:00-06:00')
+    >>> s.overrun(at, datetime(2024, 5, 2, 10, 45, tzinfo=UTC))  # closed 06:45
+    datetime.timedelta(seconds=2700)
+    >>> ShiftSchedule("UTC", time(6), starts=(time(6), time(18))).describe()
+    'custom shifts from 06:00, 18:00 (gaming day from 06:00)'
+    """
+
+    zone: str = "UTC"
+    day_start: time = time(0)
+    hours: int = 8
+    starts: tuple[time, ...] = ()
+
+    def __post_init__(self) -> None:
+        try:
+            ZoneInfo(self.zone)
+        except (KeyError, ValueError) as exc:  # ZoneInfoNotFoundError is a KeyError
+            raise ValueError(f"unknown time zone {self.zone!r}") from exc
+        if self.day_start.second or self.day_start.microsecond or self.day_start.tzinfo:
+            raise ValueError("the gaming day starts on a whole minute, local time")
+        if self.starts:
+            if len(set(self.starts)) != len(self.starts):
+                raise ValueError("a custom shift start is given twice")
+            if any(t.second or t.microsecond or t.tzinfo for t in self.starts):
+                raise ValueError("custom shift starts are whole minutes, local time")
+            if self.day_start not in self.starts:
+                raise ValueError(f"the gaming day start {clock_text(self.day_start)} must be "
+                                 f"one of the custom shift starts (the day's first shift "
+                                 f"opens it)")
+        elif isinstance(self.hours, bool) or not isinstance(self.hours, int) \
+                or not 1 <= self.hours <= 24 or 24 % self.hours:
+            raise ValueError(f"a shift length must divide 24 hours (8, 12 or 24), "
+                             f"not {self.hours!r}")
+
+    @property
+    def custom(self) -> bool:
+        return bool(self.starts)
+
+    def ordered_starts(self) -> list[time]:
+        """The custom starts in gaming-day order (from ``day_start`` round the clock)."""
+        return sorted(self.starts, key=lambda t: (t < self.day_start, t))
+
+    def describe(self) -> str:
+        if self.starts:
+            return (f"custom shifts from {', '.join(map(clock_text, self.ordered_starts()))} "
+                    f"(gaming day from {clock_text(self.day_start)})")
+        return f"{self.hours} h shifts from {clock_text(self.day_start)}"
+
+    def gaming_day(self, day: date) -> ShiftWindow:
+        return gaming_day(day, self.zone, self.day_start)
+
+    def day_of(self, instant: datetime) -> date:
+        """The gaming day an instant falls in (its local date, the day before if earlier
+        than the day's start)."""
+        local = instant.astimezone(ZoneInfo(self.zone)).date()
+        for day in (local, local - timedelta(days=1), local + timedelta(days=1)):
+            if self.gaming_day(day).contains(instant):
+                return day
+        return local  # pragma: no cover - every instant is in one of the three
+
+    def windows(self, day: date) -> list[ShiftWindow]:
+        """The scheduled shifts of gaming day ``day``."""
+        return shift_windows(day, self.zone, hours=None if self.starts else self.hours,
+                             starts=self.starts or None, day_start=self.day_start)
+
+    def window_for(self, instant: datetime) -> ShiftWindow | None:
+        """The scheduled shift an instant (a shift's opening) falls in."""
+        return window_of(instant, self.windows(self.day_of(instant)))
+
+    def overrun(self, opened: datetime, until: datetime) -> timedelta | None:
+        """How long a shift opened at ``opened`` ran past the end of its scheduled window
+        by ``until`` (its closing, or now while open); None if it did not."""
+        window = self.window_for(opened)
+        if window is None or until <= window.end:
+            return None
+        return until - window.end
+
+    def overridden(self, *, day_start: time | None = None, hours: int | None = None,
+                   starts: Sequence[time] | None = None) -> ShiftSchedule:
+        """This schedule with a printing's overrides (a report's options): ``hours`` gives
+        regular shifts, ``starts`` custom ones (gaming day from ``day_start`` if given,
+        else from this one's if it is a start, else from the earliest start)."""
+        if starts:
+            chosen = tuple(sorted(set(starts)))
+            first = day_start if day_start is not None else (
+                self.day_start if self.day_start in chosen else chosen[0])
+            return ShiftSchedule(self.zone, first, self.hours, chosen)
+        if hours is not None:
+            return ShiftSchedule(self.zone, self.day_start if day_start is None else day_start,
+                                 hours)
+        if day_start is not None:
+            return ShiftSchedule(self.zone, day_start, self.hours, self.starts)
+        return self
+
+
+def parse_clock(text: str) -> time:
+    """``06:00`` (or ``6:00``) as a wall-clock time; ValueError if it is not one.
+
+    >>> parse_clock("6:30"), parse_clock(" 22:00 ")
+    (datetime.time(6, 30), datetime.time(22, 0))
+    """
+    raw = text.strip()
+    hour, sep, minute = raw.partition(":")
+    if not sep or not hour.isdigit() or not minute.isdigit() or len(minute) != 2 \
+            or len(hour) > 2 or int(hour) > 23 or int(minute) > 59:
+        raise ValueError(f"a time like 06:00, not {text!r}")
+    return time(int(hour), int(minute))
+
+
+def parse_clocks(text: str) -> tuple[time, ...]:
+    """``06:00, 14:30 22:00`` as times (commas or spaces between them).
+
+    >>> parse_clocks("06:00, 14:30 22:00")
+    (datetime.time(6, 0), datetime.time(14, 30), datetime.time(22, 0))
+    """
+    return tuple(parse_clock(part) for part in text.replace(",", " ").split())
