@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable, Mapping
+from datetime import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -21,12 +22,14 @@ from sqlalchemy import orm
 from dealer_assist.domain.errors import RuleSetError
 from dealer_assist.domain.round_entry import MAX_SEATS
 from dealer_assist.domain.rulesets import ruleset_from_json
+from dealer_assist.domain.shift_math import ShiftSchedule, clock_text, parse_clock
 from dealer_assist.store.audit import append_event, lock_head, record_digest
 from dealer_assist.store.models import (
     FLOOR_CHAIN,
     GENESIS_HASH,
     ROLES,
     ApiToken,
+    AuditEvent,
     CasinoSettings,
     ChainHead,
     GamingTable,
@@ -60,7 +63,8 @@ def _dummy_hash() -> str:
         _DUMMY_HASH = _hasher.hash("not a password")
     return _DUMMY_HASH
 TOKEN_PREFIX = "da_"
-SETTINGS_FIELDS = ("name", "time_zone", "shift_hours", "currency", "large_win_threshold")
+SETTINGS_FIELDS = ("name", "time_zone", "shift_hours", "currency", "large_win_threshold",
+                   "gaming_day_start", "shift_starts")
 
 
 # ---------------------------------------------------------------- casino settings
@@ -74,32 +78,100 @@ def get_settings(session: orm.Session) -> CasinoSettings:
         return settings
 
 
+def _clock(value: Any, field: str) -> time:
+    if isinstance(value, time):
+        return value
+    try:
+        return parse_clock(str(value))
+    except ValueError as exc:
+        raise InvalidInput(f"{field}: {exc}") from exc
+
+
+def _settings_values(settings: CasinoSettings, fields: dict[str, Any]) -> dict[str, Any]:
+    """The changed fields as stored, checked together with the unchanged ones (a schedule
+    must hold as a whole: see :class:`~dealer_assist.domain.shift_math.ShiftSchedule`)."""
+    values = dict(fields)
+    if "gaming_day_start" in values:
+        values["gaming_day_start"] = _clock(values["gaming_day_start"], "gaming_day_start")
+    if "shift_starts" in values:
+        raw = values["shift_starts"]
+        if isinstance(raw, str):
+            raw = raw.replace(",", " ").split()
+        values["shift_starts"] = None if not raw else sorted(
+            clock_text(_clock(t, "shift_starts")) for t in raw)
+    if "shift_hours" in values:
+        hours = values["shift_hours"]
+        if isinstance(hours, bool) or not isinstance(hours, int):
+            try:
+                hours = int(str(hours))
+            except ValueError:
+                raise InvalidInput(f"shift_hours: a whole number of hours, not {hours!r}") \
+                    from None
+        values["shift_hours"] = hours
+    if "name" in values:
+        values["name"] = str(values["name"]).strip()
+        if not 1 <= len(values["name"]) <= 200:
+            raise InvalidInput("name: the casino's name, 1-200 characters")
+    if "currency" in values:
+        code = str(values["currency"]).strip().upper()
+        if len(code) != 3 or not code.isalpha():
+            raise InvalidInput("currency: a three-letter code like USD")
+        values["currency"] = code
+    threshold = values.get("large_win_threshold")
+    if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, int)
+                                  or threshold < 0):
+        raise InvalidInput("large_win_threshold: an amount in cents, 0 or more, or none")
+    merged = {k: values.get(k, getattr(settings, k)) for k in SETTINGS_FIELDS}
+    try:
+        ShiftSchedule(str(merged["time_zone"]), merged["gaming_day_start"],
+                      merged["shift_hours"],
+                      tuple(parse_clock(t) for t in merged["shift_starts"] or ()))
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+    return values
+
+
+def _payload_value(value: Any) -> Any:
+    return clock_text(value) if isinstance(value, time) else value
+
+
 def update_settings(session: orm.Session, *, actor: UserRef | None = None,
                     **fields: Any) -> CasinoSettings:
-    """Change casino settings (any of :data:`SETTINGS_FIELDS`); logged on the floor chain."""
+    """Change casino settings (any of :data:`SETTINGS_FIELDS`); logged on the floor chain
+    (``settings.changed``, with the changed values) when anything changed.
+
+    ``gaming_day_start`` is a time or ``"HH:MM"``; ``shift_starts`` a list of them (or a
+    text like ``"06:00, 14:30, 22:00"``) for custom shifts, or None/empty for regular ones
+    of ``shift_hours`` (a divisor of 24: 8, 12, 24). With custom starts the gaming day
+    must start at one of them. Times are on the casino's clock (``time_zone``).
+    """
     unknown = sorted(set(fields) - set(SETTINGS_FIELDS))
     if unknown:
         raise InvalidInput(f"unknown setting {unknown[0]!r} (known: {', '.join(SETTINGS_FIELDS)})")
-    if "time_zone" in fields:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-        try:
-            ZoneInfo(str(fields["time_zone"]))
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise InvalidInput(f"unknown time zone {fields['time_zone']!r}") from exc
-    if "shift_hours" in fields and not 1 <= int(fields["shift_hours"]) <= 24:
-        raise InvalidInput("shift_hours must be between 1 and 24")
     with write(session):
         who = actor_name(session, actor, "admin", doing="change casino settings")
         settings = session.get(CasinoSettings, 1)
         assert settings is not None
-        for key, value in fields.items():
+        values = _settings_values(settings, fields)
+        changed = {k: v for k, v in values.items() if getattr(settings, k) != v}
+        if not changed:
+            return settings
+        for key, value in changed.items():
             setattr(settings, key, value)
         settings.updated_at = utcnow()
         session.flush()
         append_event(session, chain=FLOOR_CHAIN, actor=who, action="settings.changed",
-                     payload={k: fields[k] for k in sorted(fields)})
+                     payload={k: _payload_value(changed[k]) for k in sorted(changed)})
     return settings
+
+
+def settings_history(session: orm.Session, limit: int = 10) -> list[AuditEvent]:
+    """The latest ``settings.changed`` events of the floor chain, newest first."""
+    with read(session):
+        return list(session.scalars(
+            sa.select(AuditEvent).where(AuditEvent.chain == FLOOR_CHAIN,
+                                        AuditEvent.action == "settings.changed")
+            .order_by(AuditEvent.seq.desc()).limit(limit)))
 
 
 # ---------------------------------------------------------------- rule sets
@@ -337,9 +409,12 @@ def list_users(session: orm.Session) -> list[User]:
         return list(session.scalars(sa.select(User).order_by(User.name)))
 
 
-def authenticate(session: orm.Session, name: str, password: str) -> User | None:
+def authenticate(session: orm.Session, name: str, password: str, *,
+                 address: str | None = None) -> User | None:
     """The active user with this name and password, or None. Logs ``user.login`` or
-    ``user.login_failed`` on the floor chain either way."""
+    ``user.login_failed`` on the floor chain either way, with the client's ``address``
+    when given (sign-in throttling counts these: :mod:`dealer_assist.services.signins`)."""
+    where = {} if address is None else {"address": address[:100]}
     with guard(session):
         user = session.scalars(sa.select(User).where(User.name == name)).one_or_none()
         stored = user.password_hash if user is not None and user.password_hash else _dummy_hash()
@@ -355,12 +430,13 @@ def authenticate(session: orm.Session, name: str, password: str) -> User | None:
                     session.execute(sa.update(User).where(User.id == user.id)
                                     .values(password_hash=_hasher.hash(password)))
                 append_event(session, chain=FLOOR_CHAIN, actor=user.name, action="user.login",
-                             payload={"user_id": user.id})
+                             payload={"user_id": user.id, **where})
             else:
                 append_event(session, chain=FLOOR_CHAIN, actor=name[:100],
                              action="user.login_failed",
                              payload={"reason": "inactive" if user is not None
-                                      and not user.active else "bad name or password"})
+                                      and not user.active else "bad name or password",
+                                      **where})
         return user if ok else None
 
 
@@ -424,5 +500,5 @@ def list_tokens(session: orm.Session, user: UserRef | None = None) -> list[ApiTo
 __all__ = ["SETTINGS_FIELDS", "RuleSetError", "add_ruleset_version", "authenticate",
            "create_table", "create_token", "create_user", "get_ruleset_version", "get_settings",
            "get_table", "get_user", "list_ruleset_versions", "list_tables", "list_tokens",
-           "list_users", "revoke_token", "set_table_rules", "update_settings", "update_table",
-           "update_user", "user_for_token"]
+           "list_users", "revoke_token", "set_table_rules", "settings_history", "update_settings",
+           "update_table", "update_user", "user_for_token"]

@@ -7,12 +7,14 @@ bulk through the domain's batch path.
 
 Append-only tables (database triggers refuse UPDATE and DELETE, see the migrations):
 ``ruleset_versions``, ``rounds``, ``seat_entries``, ``round_events``, ``shift_movements``,
-``audit_events``. A void or a correction is a new :class:`RoundEvent`; the original stays.
+``audit_events``; ``payout_approvals`` (migration 0002); ``shift_drops`` (migration 0003).
+A void or a correction is a new :class:`RoundEvent`, a recounted drop a new
+:class:`ShiftDrop`; the original stays.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from typing import Any, ClassVar
 
 import sqlalchemy as sa
@@ -32,6 +34,8 @@ APPEND_ONLY_TABLES = ("ruleset_versions", "rounds", "seat_entries", "round_event
                       "shift_movements", "audit_events")
 #: Added by migration 0002, append-only the same way.
 APPEND_ONLY_TABLES_0002 = ("payout_approvals",)
+#: Added by migration 0003, append-only the same way.
+APPEND_ONLY_TABLES_0003 = ("shift_drops",)
 #: prev_hash of the first event of every chain.
 GENESIS_HASH = "0" * 64
 #: The chain of events that belong to no table: logins, users, tokens, rule sets, settings.
@@ -99,6 +103,12 @@ class CasinoSettings(Base):
     #: Payouts above this (minor units) are listed on the shift report; None: no threshold.
     large_win_threshold: Mapped[int | None] = mapped_column(Money)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: When the gaming day starts, on the casino's clock (migration 0003).
+    gaming_day_start: Mapped[time] = mapped_column(sa.Time, default=time(0),
+                                                   server_default=sa.text("'00:00:00'"))
+    #: Custom shift starts (``["06:00", "14:30", "22:00"]``, casino's clock), or None for
+    #: regular shifts of ``shift_hours`` from the gaming-day start (migration 0003).
+    shift_starts: Mapped[list[str] | None] = mapped_column(sa.JSON)
 
 
 class RuleSetVersion(Base):
@@ -222,6 +232,42 @@ class ShiftMovement(Base):
     amount: Mapped[int] = mapped_column(Money)
     at: Mapped[datetime] = mapped_column()
     by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+
+
+class ShiftDrop(Base):
+    """A closed shift's drop as the count found it: the cash and markers in the table's
+    drop box (what players paid for chips at the table), with who counted it and when.
+
+    Append-only. A recount appends a record that supersedes the one before it
+    (``supersedes_id``, with a reason); the shift's drop is the record nothing supersedes.
+    The database keeps the history a line: one first record per shift (a partial unique
+    index) and each record superseded at most once (unique ``supersedes_id``).
+    """
+
+    __tablename__ = "shift_drops"
+    __table_args__ = (
+        sa.CheckConstraint("cash >= 0 AND markers >= 0 AND amount = cash + markers",
+                           name="amounts"),
+        sa.Index("ix_shift_drops_one_first_per_shift", "shift_id", unique=True,
+                 sqlite_where=sa.text("supersedes_id IS NULL"),
+                 postgresql_where=sa.text("supersedes_id IS NULL")),
+        {"sqlite_autoincrement": True},
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    shift_id: Mapped[int] = mapped_column(sa.ForeignKey("shifts.id"), index=True)
+    cash: Mapped[int] = mapped_column(Money)
+    markers: Mapped[int] = mapped_column(Money)
+    #: cash + markers: the drop the win and hold use.
+    amount: Mapped[int] = mapped_column(Money)
+    supersedes_id: Mapped[int | None] = mapped_column(sa.ForeignKey("shift_drops.id"),
+                                                      unique=True)
+    #: Why a recount replaced the record before it ("" for the first count).
+    reason: Mapped[str] = mapped_column(sa.Text, default="")
+    at: Mapped[datetime] = mapped_column()
+    by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+
+    by: Mapped[User] = relationship()
 
 
 class Round(Base):
@@ -430,6 +476,7 @@ class ChainHead(Base):
 __all__ = [
     "APPEND_ONLY_TABLES",
     "APPEND_ONLY_TABLES_0002",
+    "APPEND_ONLY_TABLES_0003",
     "FLOOR_CHAIN",
     "GENESIS_HASH",
     "ROLES",
@@ -448,6 +495,7 @@ __all__ = [
     "RuleSetVersion",
     "SeatEntry",
     "Shift",
+    "ShiftDrop",
     "ShiftMovement",
     "UTCDateTime",
     "User",
