@@ -58,7 +58,8 @@ def register(group: click.Group) -> None:
     @click.option("-o", "--output", required=True, help="PDF file to write.")
     @click.option("--auditor", default=None, help="Auditor's name, printed under the line.")
     @click.option("--drop", default=None, help="Drop box count (cash and markers), e.g. "
-                                               "1250.00, if players bought chips at the table.")
+                                               "1250.00: overrides the drop recorded for the "
+                                               "shift, for this printing.")
     @click.option("--large-win", default=None,
                   help="Large-payout threshold, e.g. 5000.00 (default: casino settings).")
     @click.option("--no-verify", is_flag=True, help="Skip verifying the audit chain.")
@@ -73,7 +74,7 @@ def register(group: click.Group) -> None:
             fig = shift_report(session, shift_id, str(out), verify=not no_verify,
                                auditor=auditor, drop=_cents(drop, "--drop"),
                                large_win_threshold=_cents(large_win, "--large-win"))
-        diff = fig.inventory_difference(_cents(drop, "--drop") or 0)
+        diff = fig.inventory_difference(_cents(drop, "--drop"))
         click.echo(f"{out}: shift #{fig.shift_id} at table {fig.table}, "
                    f"{fig.settled:,} rounds counted, house win "
                    f"{fig.total.house_win / 100:,.2f}"
@@ -86,20 +87,25 @@ def register(group: click.Group) -> None:
     @report.command("day")
     @click.option("--date", "day", required=True, help="Gaming day, YYYY-MM-DD.")
     @click.option("-o", "--output", required=True, help="PDF file to write.")
-    @click.option("--day-start", default="00:00", show_default=True,
-                  help="When the gaming day starts (casino time zone).")
+    @click.option("--day-start", default=None,
+                  help="When the gaming day starts, e.g. 06:00 (casino time zone; default: "
+                       "casino settings).")
     @click.option("--shift-hours", type=click.Choice(["8", "12", "24"]), default=None,
                   help="Scheduled shift length (default: casino settings).")
     @click.option("--shift-starts", default=None,
-                  help="Custom shift start times, e.g. 06:00,14:30,22:00.")
+                  help="Custom shift start times, e.g. 06:00,14:30,22:00 (default: casino "
+                       "settings).")
     @click.option("--auditor", default=None, help="Auditor's name, printed under the line.")
     @click.option("--large-win", default=None, help="Large-payout threshold, e.g. 5000.00.")
     @click.option("--no-verify", is_flag=True, help="Skip verifying the audit chains.")
     @database_option
-    def day(day: str, output: str, day_start: str, shift_hours: str | None,
+    def day(day: str, output: str, day_start: str | None, shift_hours: str | None,
             shift_starts: str | None, auditor: str | None, large_win: str | None,
             no_verify: bool, database_url: str | None) -> None:
-        """Daily floor report: every table's shifts opened on the gaming day."""
+        """Daily floor report: every table's shifts opened on the gaming day.
+
+        The gaming day and its shifts are the casino's settings (Admin, Casino settings); the
+        options override them for this printing."""
         from dealer_assist.reports import day_report
 
         try:
@@ -110,11 +116,12 @@ def register(group: click.Group) -> None:
             _clock(t.strip(), "--shift-starts") for t in shift_starts.split(",") if t.strip()]
         out = _output(output)
         with _session(database_url) as session:
-            figures = day_report(session, when, str(out),
-                                 day_start=_clock(day_start, "--day-start"),
-                                 shift_hours=int(shift_hours) if shift_hours else None,
-                                 shift_starts=starts, verify=not no_verify, auditor=auditor,
-                                 large_win_threshold=_cents(large_win, "--large-win"))
+            figures = day_report(
+                session, when, str(out),
+                day_start=None if day_start is None else _clock(day_start, "--day-start"),
+                shift_hours=int(shift_hours) if shift_hours else None,
+                shift_starts=starts, verify=not no_verify, auditor=auditor,
+                large_win_threshold=_cents(large_win, "--large-win"))
         click.echo(f"{out}: gaming day {when}, {len(figures.shifts)} shifts at "
                    f"{len(figures.by_table())} tables, {figures.total.rounds:,} rounds counted, "
                    f"house win {figures.total.house_win / 100:,.2f}")

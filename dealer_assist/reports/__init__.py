@@ -21,7 +21,9 @@ def shift_report(session: orm.Session, shift_id: int, out: str | os.PathLike[str
                  verify: bool = True, auditor: str | None = None, drop: int | None = None,
                  large_win_threshold: int | None = None,
                  generated: datetime | None = None) -> reporting.ShiftFigures:
-    """Write the shift audit report of ``shift_id``; return the figures it printed."""
+    """Write the shift audit report of ``shift_id``; return the figures it printed.
+
+    ``drop`` (cents) overrides the recorded drop for this printing."""
     from .shift import write_shift_report
 
     fig, info, edges = reporting.shift_figures(session, shift_id, verify=verify,
@@ -31,11 +33,14 @@ def shift_report(session: orm.Session, shift_id: int, out: str | os.PathLike[str
 
 
 def day_report(session: orm.Session, day: date, out: str | os.PathLike[str] | BinaryIO, *,
-               day_start: time = time(0), shift_hours: int | None = None,
+               day_start: time | None = None, shift_hours: int | None = None,
                shift_starts: list[time] | None = None, verify: bool = True,
                auditor: str | None = None, large_win_threshold: int | None = None,
                generated: datetime | None = None) -> reporting.DayFigures:
-    """Write the daily floor report of gaming day ``day``; return the figures it printed."""
+    """Write the daily floor report of gaming day ``day``; return the figures it printed.
+
+    The gaming day and its shifts are the casino's settings; ``day_start``,
+    ``shift_hours`` and ``shift_starts`` override them for this printing."""
     from .day import write_day_report
 
     figures, info, edges = reporting.day_figures(

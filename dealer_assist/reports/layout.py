@@ -423,8 +423,13 @@ def duration(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
+def overrun_text(seconds: float) -> str:
+    """How long past a window: ``1 h 05 min``, or ``40 s`` under a minute."""
+    return f"{int(seconds)} s" if seconds < 60 else duration(seconds)
+
+
 Formatter = Callable[[float], str]
 
 __all__ = ["ALERT", "BAND", "INK", "MUTED", "OK", "RULE", "Frame_", "build", "card_text",
            "cards_text", "content_width", "duration", "esc", "fonts", "grid", "key_values",
-           "local", "notice", "p", "signature_block", "styles"]
+           "local", "notice", "overrun_text", "p", "signature_block", "styles"]

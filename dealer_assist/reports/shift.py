@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 from fractions import Fraction
 from typing import Any, BinaryIO
-from zoneinfo import ZoneInfo
 
 from reportlab.lib.units import inch
-from reportlab.platypus import CondPageBreak, Flowable, Spacer
+from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
 from dealer_assist import __version__
-from dealer_assist.domain.shift_math import (
-    format_money,
-    format_percent,
-    shift_windows,
-    to_cents,
-    window_of,
-)
+from dealer_assist.domain.shift_math import format_money, format_percent, to_cents
 from dealer_assist.services.reporting import (
     BET_NAMES,
     BETS,
@@ -44,6 +37,7 @@ from .layout import (
     key_values,
     local,
     notice,
+    overrun_text,
     p,
     signature_block,
     styles,
@@ -81,11 +75,14 @@ def _header(fig: ShiftFigures, info: Casino, edges: Edges, generated: datetime) 
                   f"({duration((fig.closed_at - fig.opened_at).total_seconds())})")
     else:
         window = f"{local(fig.opened_at, tz)} to — (shift still open)"
-    day = fig.opened_at.astimezone(ZoneInfo(tz)).date()
-    scheduled = window_of(fig.opened_at, shift_windows(day, tz, hours=info.shift_hours))
-    if scheduled is None:  # opened before the day's first window: the previous day's last
-        scheduled = window_of(fig.opened_at, shift_windows(day - timedelta(days=1), tz,
-                                                           hours=info.shift_hours))
+    scheduled = "—"
+    if fig.scheduled is not None:
+        scheduled = (f"{fig.scheduled.label} of gaming day {fig.gaming_day} "
+                     f"({esc(info.schedule.describe())})")
+    if fig.overrun is not None:
+        scheduled += (f"<br/><font color='#b3261e'><b>RAN PAST ITS WINDOW by "
+                      f"{overrun_text(fig.overrun.total_seconds())}</b>"
+                      f"{'' if fig.closed_at else ' (still open)'}</font>")
     entered = ", ".join(f"{esc(n)} ({line.rounds:,} round{'' if line.rounds == 1 else 's'})"
                         for n, line in
                         sorted(fig.per_dealer.items())) or "none"
@@ -99,8 +96,7 @@ def _header(fig: ShiftFigures, info: Casino, edges: Edges, generated: datetime) 
         ("Shift", f"<b>#{fig.shift_id}</b>"),
         ("Status", "closed" if fig.closed_at else "<font color='#b3261e'>OPEN</font>"),
         ("Shift window", window),
-        ("Scheduled window", f"{scheduled.label} ({info.shift_hours} h shifts)"
-         if scheduled else "—"),
+        ("Scheduled window", scheduled),
         ("Time zone", f"{esc(tz)} (every time in this report)"),
         ("Currency", f"{esc(info.currency)}, amounts to the cent"),
         ("Dealers (roster)", esc(", ".join(fig.dealers)) or "—"),
@@ -257,7 +253,7 @@ def _large_wins(fig: ShiftFigures, tz: str) -> list[Any]:
     return [*out, grid(rows, widths, numeric_from=99, align_right=[0, 2, 6])]
 
 
-def _inventory(fig: ShiftFigures, currency: str, drop: int | None) -> list[Any]:
+def _inventory(fig: ShiftFigures, currency: str, drop: int | None, tz: str) -> list[Any]:
     st = styles()
     w = content_width()
     out: list[Any] = [p(f"Inventory reconciliation ({esc(currency)})", st.h2)]
@@ -279,36 +275,64 @@ def _inventory(fig: ShiftFigures, currency: str, drop: int | None) -> list[Any]:
                  "", "—" if fig.closing_value is None else money(fig.closing_value)])
     out.append(grid(rows, [w / 7] * 7, total_rows=1))
     out.append(Spacer(1, 6))
-    drop_value = drop or 0
-    inv = fig.inventory_win(drop_value)
+    out += _drops(fig, tz, drop)
+    drop_value = fig.drop_amount(drop)
+    inv = fig.inventory_win(drop)
     logged = fig.total.house_win
+    recorded = fig.recorded_drop
+    if drop is not None:
+        drop_label = "+ Drop (given for this printing" + (
+            f"; the recorded drop is {money(recorded.amount)})" if recorded else ")")
+    elif recorded is not None:
+        drop_label = (f"+ Drop (counted by {esc(recorded.by)}, "
+                      f"{local(recorded.at, tz, '%Y-%m-%d %H:%M')}, record #{recorded.id})")
+    else:
+        drop_label = "+ Drop (none recorded: taken as 0, chips bought at the cage)"
     calc: list[list[Any]] = [["Reconciliation", "Amount"],
                              ["Closing inventory", "—" if fig.closing_value is None
                               else money(fig.closing_value)],
                              ["− Opening inventory", money(-fig.opening_value)],
                              ["+ Credits (chips to the cage)", money(fig.credits)],
                              ["− Fills (chips from the cage)", money(-fig.fills)],
-                             ["+ Drop" + ("" if drop is not None
-                                          else " (not recorded by the hand log: taken as 0)"),
-                              money(drop_value)],
+                             [drop_label, money(drop_value)],
                              ["= Inventory win", "—" if inv is None else money(inv)],
+                             ["Table hold % (inventory win / drop)",
+                              format_percent(fig.table_hold(drop))],
                              ["Logged win (settled rounds, all bets)", money(logged)],
                              ["Difference (inventory − logged)",
                               "—" if inv is None else money(inv - logged)]]
-    out.append(grid(calc, [w * 0.55, w * 0.2], total_rows=1, zebra=False, extra=[
-        ("LINEABOVE", (0, 6), (-1, 6), 0.6, styles().head.textColor)]))
-    out.append(Spacer(1, 5))
     if inv is None:
-        out.append(notice("Not reconciled: the shift is not closed, so there is no closing "
-                          "inventory.", alert=True, width=w))
+        verdict = notice("Not reconciled: the shift is not closed, so there is no closing "
+                         "inventory.", alert=True, width=w)
     elif inv != logged:
-        out.append(notice(f"DIFFERENCE of {money(inv - logged)} between the inventory win "
-                          f"and the logged win: investigate before signing.", alert=True,
-                          width=w))
+        verdict = notice(f"DIFFERENCE of {money(inv - logged)} between the inventory win "
+                         f"and the logged win: investigate before signing.", alert=True,
+                         width=w)
     else:
-        out.append(notice("Reconciled: the inventory win equals the logged win to the cent.",
-                          alert=False, width=w))
+        verdict = notice("Reconciled: the inventory win equals the logged win to the cent.",
+                         alert=False, width=w)
+    # The sum and its verdict on one page.
+    out.append(KeepTogether([
+        grid(calc, [w * 0.62, w * 0.2], total_rows=1, zebra=False, extra=[
+            ("LINEABOVE", (0, 6), (-1, 6), 0.6, styles().head.textColor)]),
+        Spacer(1, 5), verdict]))
     return out
+
+
+def _drops(fig: ShiftFigures, tz: str, drop: int | None) -> list[Any]:
+    """The counts of the drop box, superseded ones included (a recount never erases)."""
+    w = content_width()
+    if not fig.drops:
+        return []
+    rows: list[list[Any]] = [["Drop count", "Counted", "By", "Cash", "Markers", "Drop",
+                              "Status", "Reason"]]
+    for d in fig.drops:
+        status = (f"superseded by #{d.superseded_by}" if d.superseded_by is not None
+                  else ("recorded (overridden)" if drop is not None else "counts"))
+        rows.append([f"#{d.id}", local(d.at, tz, "%m-%d %H:%M"), esc(d.by), money(d.cash),
+                     money(d.markers), money(d.amount), status, esc(d.reason) or "—"])
+    widths = [w * 0.09, w * 0.1, w * 0.1, w * 0.11, w * 0.11, w * 0.11, w * 0.16, w * 0.22]
+    return [grid(rows, widths, numeric_from=99, align_right=[3, 4, 5]), Spacer(1, 6)]
 
 
 def _chain(fig: ShiftFigures) -> list[Any]:
@@ -358,7 +382,7 @@ def shift_story(fig: ShiftFigures, info: Casino, edges: Edges, *, generated: dat
     story += [CondPageBreak(1.6 * inch), *_dealers_table(fig, edges)]
     story += [CondPageBreak(1.2 * inch), *_notes_table(fig, tz)]
     story += [CondPageBreak(1.2 * inch), *_large_wins(fig, tz)]
-    story += [CondPageBreak(3.6 * inch), *_inventory(fig, info.currency, drop)]
+    story += [CondPageBreak(3.6 * inch), *_inventory(fig, info.currency, drop, tz)]
     story += [CondPageBreak(1.8 * inch), *_chain(fig)]
     signers = [("Supervisor (closing the shift)", fig.closed_by or ""),
                ("Dealer / table games", ""), ("Auditor", auditor or "")]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -30,16 +30,15 @@ from dealer_assist.domain.analysis import AnalysisResult, BetFigures, analyze
 from dealer_assist.domain.rulesets import RuleSet, ruleset_from_json
 from dealer_assist.domain.shift_math import (
     BetAsPlayed,
+    ShiftSchedule,
     ShiftWindow,
     VarianceTerms,
     ante_play_seat_covariance,
     bets_as_played,
     deviation_in_sd,
-    gaming_day,
     hold_percent,
     inventory_win,
-    shift_windows,
-    window_of,
+    parse_clock,
 )
 from dealer_assist.store.models import (
     AuditEvent,
@@ -50,6 +49,7 @@ from dealer_assist.store.models import (
     RuleSetVersion,
     SeatEntry,
     Shift,
+    ShiftDrop,
     ShiftMovement,
     User,
     table_chain,
@@ -57,7 +57,8 @@ from dealer_assist.store.models import (
 )
 
 from ._base import read
-from .errors import NotFound
+from .drops import drops_of
+from .errors import InvalidInput, NotFound
 from .shifts import inventory_value
 from .verify import verify_log
 
@@ -268,6 +269,21 @@ class Movement:
 
 
 @dataclass(frozen=True)
+class DropRecord:
+    """One count of the shift's drop box (the last one nothing supersedes counts)."""
+
+    id: int
+    cash: int
+    markers: int
+    amount: int
+    at: datetime
+    by: str
+    reason: str
+    supersedes_id: int | None
+    superseded_by: int | None
+
+
+@dataclass(frozen=True)
 class ChainState:
     chain: str
     last_seq: int | None
@@ -310,6 +326,13 @@ class ShiftFigures:
     #: (seconds since opening, cumulative house win, cumulative theoretical), floats: chart only.
     series: list[tuple[float, float, float]] = field(default_factory=list)
     chain: ChainState | None = None
+    #: Every count of the drop box, oldest first (:mod:`dealer_assist.services.drops`).
+    drops: list[DropRecord] = field(default_factory=list)
+    #: The gaming day the shift opened in and its scheduled window (casino settings).
+    gaming_day: date | None = None
+    scheduled: ShiftWindow | None = None
+    #: How long the shift ran past its scheduled window (closing, or when read if open).
+    overrun: timedelta | None = None
 
     @property
     def logged_rounds(self) -> int:
@@ -335,15 +358,36 @@ class ShiftFigures:
     def credits(self) -> int:
         return sum(m.amount for m in self.movements if m.kind == "credit")
 
-    def inventory_win(self, drop: int = 0) -> int | None:
+    @property
+    def recorded_drop(self) -> DropRecord | None:
+        """The drop as counted (the record no recount superseded), or None."""
+        current = [d for d in self.drops if d.superseded_by is None]
+        return current[-1] if current else None
+
+    def drop_amount(self, drop: int | None = None) -> int:
+        """The drop the win uses: ``drop`` if given (a printing's override), else the
+        recorded one, else 0 (players bought their chips at the cage)."""
+        if drop is not None:
+            return drop
+        recorded = self.recorded_drop
+        return 0 if recorded is None else recorded.amount
+
+    def inventory_win(self, drop: int | None = None) -> int | None:
+        """closing - opening + credits - fills + drop (see :meth:`drop_amount`)."""
         if self.closing_value is None:
             return None
         return inventory_win(opening=self.opening_value, closing=self.closing_value,
-                             fills=self.fills, credits=self.credits, drop=drop)
+                             fills=self.fills, credits=self.credits,
+                             drop=self.drop_amount(drop))
 
-    def inventory_difference(self, drop: int = 0) -> int | None:
+    def inventory_difference(self, drop: int | None = None) -> int | None:
         win = self.inventory_win(drop)
         return None if win is None else win - self.total.house_win
+
+    def table_hold(self, drop: int | None = None) -> Fraction | None:
+        """Inventory win / drop in percent (the table-games hold); None without a drop."""
+        win = self.inventory_win(drop)
+        return None if win is None else hold_percent(win, self.drop_amount(drop))
 
 
 @dataclass
@@ -353,6 +397,18 @@ class Casino:
     currency: str
     shift_hours: int
     large_win_threshold: int | None
+    #: When the gaming day starts and the custom shift starts (none: regular shifts).
+    day_start: time = time(0)
+    shift_starts: tuple[time, ...] = ()
+
+    @property
+    def schedule(self) -> ShiftSchedule:
+        """The scheduled shifts the settings describe (see ShiftSchedule)."""
+        try:
+            return ShiftSchedule(self.time_zone, self.day_start, self.shift_hours,
+                                 self.shift_starts)
+        except ValueError:  # settings stored before they were checked as a whole
+            return ShiftSchedule(self.time_zone, self.day_start, 24)
 
 
 def casino(session: orm.Session) -> Casino:
@@ -360,7 +416,8 @@ def casino(session: orm.Session) -> Casino:
     if settings is None:
         return Casino("Casino", "UTC", "USD", 8, None)
     return Casino(settings.name, settings.time_zone, settings.currency, settings.shift_hours,
-                  settings.large_win_threshold)
+                  settings.large_win_threshold, settings.gaming_day_start or time(0),
+                  tuple(parse_clock(t) for t in settings.shift_starts or ()))
 
 
 # --------------------------------------------------------------------------- streaming
@@ -618,14 +675,31 @@ def _users(session: orm.Session) -> dict[int, str]:
     return {int(i): str(n) for i, n in session.execute(sa.select(User.id, User.name))}
 
 
+def _drop_records(records: Sequence[ShiftDrop]) -> list[DropRecord]:
+    superseded_by = {r.supersedes_id: r.id for r in records if r.supersedes_id is not None}
+    return [DropRecord(r.id, r.cash, r.markers, r.amount, r.at, r.by.name, r.reason,
+                       r.supersedes_id, superseded_by.get(r.id)) for r in records]
+
+
+def _schedule(figures: dict[int, ShiftFigures], schedule: ShiftSchedule) -> None:
+    now = utcnow()
+    for fig in figures.values():
+        fig.gaming_day = schedule.day_of(fig.opened_at)
+        fig.scheduled = schedule.window_for(fig.opened_at)
+        fig.overrun = schedule.overrun(fig.opened_at, fig.closed_at or now)
+
+
 def _collect(session: orm.Session, shifts: Sequence[Shift], threshold: _Threshold,
-             edges: Edges, *,
+             edges: Edges, schedule: ShiftSchedule, *,
              chart: bool) -> dict[int, ShiftFigures]:
     users = _users(session)
     figures = {s.id: _shift_figures(session, s, users, threshold.for_shift(s)) for s in shifts}
     if not figures:
         return figures
     ids = list(figures)
+    for shift_id, records in drops_of(session, ids).items():
+        figures[shift_id].drops = _drop_records(records)
+    _schedule(figures, schedule)
     events, replaces = _events(session, ids)
     # Where each replacement round went (it may be in a later shift).
     rep_ids = [e.replacement_round_id for e in events.values() if e.replacement_round_id]
@@ -669,7 +743,8 @@ def shift_figures(session: orm.Session, shift_id: int, *, verify: bool = True,
         threshold = _threshold(info, large_win_threshold)
         edges = Edges(session)
         edges.load(shift.table.ruleset_version_id)  # the table's rules, even when idle
-        fig = _collect(session, [shift], threshold, edges, chart=True)[shift.id]
+        fig = _collect(session, [shift], threshold, edges, info.schedule,
+                       chart=True)[shift.id]
         for v in fig.version_ids:
             edges.load(v)
     fig.chain = _chain_state(session, fig, verify)
@@ -715,6 +790,8 @@ class DayFigures:
     #: Per table of the day: its chain, whether it verified, the summary and chain head.
     chains: list[ChainState] = field(default_factory=list)
     generated_at: datetime = field(default_factory=utcnow)
+    #: The schedule the day was cut by (the casino's, or a printing's overrides).
+    schedule: ShiftSchedule = field(default_factory=ShiftSchedule)
 
     def by_table(self) -> dict[str, list[ShiftFigures]]:
         out: dict[str, list[ShiftFigures]] = {}
@@ -723,34 +800,46 @@ class DayFigures:
         return out
 
 
-def day_figures(session: orm.Session, day: date, *, day_start: time = time(0),
+def day_schedule(info: Casino, *, day_start: time | None = None,
+                 shift_hours: int | None = None,
+                 shift_starts: Sequence[time] | None = None) -> ShiftSchedule:
+    """The casino's schedule with a printing's overrides (InvalidInput if they do not make
+    one: a length not dividing 24, a day start that is not one of the custom starts)."""
+    try:
+        return info.schedule.overridden(day_start=day_start, hours=shift_hours,
+                                        starts=shift_starts)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from exc
+
+
+def day_figures(session: orm.Session, day: date, *, day_start: time | None = None,
                 shift_hours: int | None = None, shift_starts: Sequence[time] | None = None,
                 verify: bool = True, large_win_threshold: int | None = None
                 ) -> tuple[DayFigures, Casino, Edges]:
-    """Every shift opened during gaming day ``day`` (casino time zone, from ``day_start``),
-    streamed in one pass, with the scheduled window each falls in (``shift_hours`` or the
-    casino's, or custom ``shift_starts``) and (``verify``) the chain and rounds of every table
-    of the day verified."""
+    """Every shift opened during gaming day ``day``, streamed in one pass, with the
+    scheduled window each falls in, and (``verify``) the chain and rounds of every table
+    of the day verified. The gaming day and its shifts are the casino's settings (time zone,
+    gaming-day start, shift length or custom starts); ``day_start``, ``shift_hours`` and
+    ``shift_starts`` override them for this printing."""
     with read(session):
         info = casino(session)
-        window = gaming_day(day, info.time_zone, day_start)
-        windows = shift_windows(day, info.time_zone, hours=shift_hours or info.shift_hours,
-                                starts=shift_starts, day_start=day_start)
+        schedule = day_schedule(info, day_start=day_start, shift_hours=shift_hours,
+                                shift_starts=shift_starts)
+        window = schedule.gaming_day(day)
+        windows = schedule.windows(day)
         threshold = _threshold(info, large_win_threshold)
         shifts = list(session.scalars(
             sa.select(Shift).join(GamingTable, GamingTable.id == Shift.table_id)
             .where(Shift.opened_at >= window.start, Shift.opened_at < window.end)
             .order_by(GamingTable.name, Shift.opened_at, Shift.id)))
         edges = Edges(session)
-        figures = _collect(session, shifts, threshold, edges, chart=False)
+        figures = _collect(session, shifts, threshold, edges, schedule, chart=False)
         for fig in figures.values():
             for v in fig.version_ids:
                 edges.load(v)
         ordered = [figures[s.id] for s in shifts]
-        labels = {}
-        for fig in ordered:
-            found = window_of(fig.opened_at, windows)
-            labels[fig.shift_id] = found.label if found else "unscheduled"
+        labels = {fig.shift_id: fig.scheduled.label if fig.scheduled else "unscheduled"
+                  for fig in ordered}
         total = MoneyLine()
         for fig in ordered:
             total.merge(fig.total)
@@ -772,7 +861,7 @@ def day_figures(session: orm.Session, day: date, *, day_start: time = time(0),
                    if not failed else f"{len(failed)} of {len(chains)} table chains FAIL; "
                    f"first: {failed[0].chain}: {failed[0].verify_summary}")
     return (DayFigures(day, window, windows, ordered, labels, total, verified, summary, head,
-                       chains), info, edges)
+                       chains, schedule=schedule), info, edges)
 
 
 def naive_shift_totals(session: orm.Session, shift_id: int) -> dict[str, int]:
@@ -795,6 +884,6 @@ def naive_shift_totals(session: orm.Session, shift_id: int) -> dict[str, int]:
 
 
 __all__ = ["BETS", "BET_NAMES", "DEFAULT_LARGE_WIN", "BetLine", "Casino", "ChainState",
-           "DayFigures", "Edge", "Edges", "LargeWin", "MoneyLine", "Movement", "RoundNote",
-           "ShiftFigures", "casino", "day_figures", "deviation", "naive_shift_totals",
+           "DayFigures", "DropRecord", "Edge", "Edges", "LargeWin", "MoneyLine", "Movement",
+           "RoundNote", "ShiftFigures", "casino", "day_figures", "day_schedule", "deviation", "naive_shift_totals",
            "shift_figures", "theoretical", "total_theoretical", "variance"]

@@ -6,7 +6,8 @@ Browser (signed in, the shift pages' download buttons point here):
 API (``Authorization: Bearer <token>``, as the API blueprint): the same under ``/api/v1``.
 Both need the role supervisor, auditor or admin. Optional query arguments: ``auditor``
 (the name printed under the auditor's line; an auditor downloading gets their own), and
-for the daily report ``day_start`` (``06:00``) and ``shift_hours`` (8, 12, 24).
+for the daily report ``day_start`` (``06:00``) and ``shift_hours`` (8, 12, 24), which
+override the casino's settings (gaming-day start, shift windows) for that printing.
 
 The reports read the hand log directly (streamed), so they need the services backend: on
 any other backend they answer 503.
@@ -138,8 +139,9 @@ def _day() -> Response:
         day = date.fromisoformat(raw)
     except ValueError:
         raise BackendError(f"date must be YYYY-MM-DD, not {raw!r}", "date") from None
+    raw_start = request.args.get("day_start")
     try:
-        start = time.fromisoformat(request.args.get("day_start") or "00:00")
+        start = time.fromisoformat(raw_start) if raw_start else None
     except ValueError:
         raise BackendError("day_start must be a time like 06:00", "day_start") from None
     hours_raw = request.args.get("shift_hours")
