@@ -1,10 +1,12 @@
 """Administration (role admin; every change is an audit event through the services):
-tables, rule-set versions, users, API tokens."""
+casino settings (name, currency, time zone, gaming-day start, shift windows, large-win
+threshold), tables, rule-set versions, users, API tokens."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
+from zoneinfo import available_timezones
 
 from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
@@ -13,12 +15,16 @@ from dealer_assist import services
 from dealer_assist.domain.analysis import analyze
 from dealer_assist.domain.errors import DomainError
 from dealer_assist.domain.rulesets import PRESETS, RuleSet, ruleset_from_json, ruleset_from_presets
+from dealer_assist.domain.shift_math import SHIFT_LENGTHS, clock_text
+from dealer_assist.services import reporting
+from dealer_assist.services.admin import settings_history
 from dealer_assist.services.table_settings import set_table_money
-from dealer_assist.store.models import ROLES
+from dealer_assist.store.models import ROLES, utcnow
 
 from .auth import requires, signed_in_user
 from .backend import BackendError
-from .store import forget_table, store
+from .shifts import parse_amount
+from .store import forget_table, forget_tokens, local_time, store
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -204,6 +210,7 @@ def update_user(name: str) -> Response:
         raise BackendError("say what to change: roles, active or password", "what")
     with store(write=True) as s:
         services.update_user(s, name, actor=_me(), **kwargs)
+    forget_tokens()
     flash(f"User {name}: {form.get('what')} changed.")
     return redirect(url_for("admin.users"))
 
@@ -238,8 +245,95 @@ def create_token() -> str:
 def revoke_token(token_id: int) -> Response:
     with store(write=True) as s:
         services.revoke_token(s, token_id, actor=_me())
+    forget_tokens()
     flash(f"Token {token_id} revoked.")
     return redirect(url_for("admin.tokens"))
+
+
+# ---------------------------------------------------------------- casino settings
+
+#: Regular shift patterns the form offers (the service accepts any divisor of 24).
+PATTERNS = tuple(str(h) for h in SHIFT_LENGTHS)
+
+
+def _settings_form(settings: Any) -> dict[str, str]:
+    """The form's values as stored."""
+    starts = settings.shift_starts or []
+    return {"name": settings.name, "currency": settings.currency,
+            "time_zone": settings.time_zone,
+            "large_win_threshold": "" if settings.large_win_threshold is None
+            else f"{settings.large_win_threshold / 100:.2f}",
+            "gaming_day_start": clock_text(settings.gaming_day_start),
+            "pattern": "custom" if starts else str(settings.shift_hours),
+            "shift_starts": ", ".join(starts)}
+
+
+def _render_settings(form: dict[str, str], error: str | None = None,
+                     status: int = 200) -> tuple[str, int]:
+    with store() as s:
+        settings = services.get_settings(s)
+        info = reporting.casino(s)
+        history = [{"at": local_time(e.at), "actor": e.actor,
+                    "changes": ", ".join(f"{k} = {v if v is not None else 'none'}"
+                                         for k, v in json.loads(e.payload).items()) or "—"}
+                   for e in settings_history(s)]
+        updated = local_time(settings.updated_at)
+    schedule = info.schedule
+    today = schedule.day_of(utcnow())
+    day = schedule.gaming_day(today)
+    zone = schedule.zone
+    preview = {"day": today.isoformat(), "start": local_time(day.start, seconds=False),
+               "end": local_time(day.end, seconds=False), "describe": schedule.describe(),
+               "windows": [{"label": w.label, "hours": f"{w.hours:g}",
+                            "start": local_time(w.start, seconds=False),
+                            "end": local_time(w.end, seconds=False)}
+                           for w in schedule.windows(today)], "zone": zone}
+    return render_template("admin/settings.html", form=form, error=error, preview=preview,
+                           history=history, updated=updated, patterns=PATTERNS,
+                           zones=sorted(available_timezones())), status
+
+
+@bp.get("/settings")
+@requires("administer")
+def settings() -> tuple[str, int]:
+    with store() as s:
+        form = _settings_form(services.get_settings(s))
+    return _render_settings(form)
+
+
+@bp.post("/settings")
+@requires("administer")
+def save_settings() -> tuple[str, int] | Response:
+    typed = {k: (request.form.get(k) or "").strip() for k in (
+        "name", "currency", "time_zone", "large_win_threshold", "gaming_day_start",
+        "pattern", "shift_starts")}
+    try:
+        fields: dict[str, Any] = {
+            "name": typed["name"], "currency": typed["currency"],
+            "time_zone": typed["time_zone"],
+            "large_win_threshold": parse_amount(typed["large_win_threshold"],
+                                                "large_win_threshold")
+            if typed["large_win_threshold"] else None,
+            "gaming_day_start": typed["gaming_day_start"]}
+        if typed["pattern"] == "custom":
+            if not typed["shift_starts"]:
+                raise BackendError("custom shifts: give their start times, like 06:00, "
+                                   "14:00, 22:00", "shift_starts")
+            fields["shift_starts"] = typed["shift_starts"]
+        elif typed["pattern"] in PATTERNS:
+            fields["shift_hours"] = int(typed["pattern"])
+            fields["shift_starts"] = None
+        else:
+            raise BackendError("shift pattern: 8, 12 or 24 hours, or custom", "pattern")
+        with store(write=True) as s:
+            before = services.get_settings(s).updated_at
+            after = services.update_settings(s, actor=_me(), **fields).updated_at
+    except BackendError as exc:
+        if exc.status >= 500 or exc.status == 403:
+            raise
+        return _render_settings(typed, exc.message, 422)
+    flash("Casino settings saved." if after != before else "Nothing changed.")
+    return redirect(url_for("admin.settings"))
 
 
 def init_app(app: Flask) -> None:

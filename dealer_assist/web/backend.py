@@ -20,12 +20,14 @@ from dealer_assist.domain.rulesets import DEFAULT_RULES, RuleSet
 
 ROLES = ("dealer", "supervisor", "auditor", "admin")
 #: Who may do what. A role not listed for an action is refused with 403. An admin
-#: administers but deals only if also a dealer; an auditor reads everything, changes nothing.
+#: administers but deals only if also a dealer; an auditor reads everything and changes
+#: nothing, but records a shift's drop (the count team).
 PERMISSIONS: dict[str, frozenset[str]] = {
     "deal": frozenset({"dealer", "supervisor"}),
     "open_shift": frozenset({"supervisor", "admin"}),
     "close_shift": frozenset({"supervisor", "admin"}),
     "shift_chips": frozenset({"supervisor", "admin"}),
+    "record_drop": frozenset({"supervisor", "auditor"}),
     "read": frozenset({"dealer", "supervisor", "auditor", "admin"}),
     "review": frozenset({"supervisor", "auditor", "admin"}),
     "amend": frozenset({"supervisor"}),
@@ -36,6 +38,7 @@ PERMISSIONS: dict[str, frozenset[str]] = {
 ACTION_TEXT = {
     "deal": "settling and logging rounds", "open_shift": "opening a shift",
     "close_shift": "closing a shift", "shift_chips": "recording a fill or a credit",
+    "record_drop": "recording a shift's drop",
     "read": "reading the log",
     "review": "reviewing the hand history", "amend": "voiding or correcting a round",
     "approve": "approving a large payout", "administer": "administration",

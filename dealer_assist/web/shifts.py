@@ -4,23 +4,38 @@ with the shift report PDF and the day's floor report to download.
 
 Reading needs the role supervisor, auditor or admin (``review``); opening, closing and
 chip movements need a supervisor or admin. Every change goes through
-``dealer_assist.services.shifts`` (each is an event on the table's audit chain).
+``dealer_assist.services.shifts`` (each is an event on the table's audit chain). The drop
+of a closed shift (cash and markers from the drop box) is recorded by a supervisor or the
+count team (``record_drop``) through ``dealer_assist.services.drops``; a recount appends.
+Each shift shows its gaming day and scheduled window from the casino's settings, flagged
+when the shift ran past it.
 Chip counts are typed per denomination of the table (``chip-<cents>`` fields) and read
 by :func:`dealer_assist.domain.chips.chip_counts`.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from dealer_assist import services
 from dealer_assist.domain.chips import ChipError, chip_counts
 from dealer_assist.services import reporting
 from dealer_assist.services import shifts as shift_service
+from dealer_assist.services.drops import record_drop as record_drop_service
+from dealer_assist.store.models import utcnow
 
 from .auth import requires, signed_in_user
 from .backend import BackendError, NotFoundError, TableInfo, get_backend
@@ -41,8 +56,29 @@ def _counts(table: TableInfo) -> dict[int, int]:
     return chip_counts(_typed_chips(table), table.denominations)
 
 
-def _local_date(value: datetime) -> str:
-    return local_time(value, seconds=False)[:10]
+def _overrun(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    if minutes < 1:
+        return f"{int(seconds)} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def parse_amount(raw: str | None, field: str) -> int:
+    """A typed amount (``1,250.00``, ``$1250``, empty for 0) in cents, exactly."""
+    text = (raw or "").strip().replace(",", "").replace(current_app.config["CURRENCY_SYMBOL"],
+                                                        "").replace("$", "").strip()
+    if not text:
+        return 0
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise BackendError(f"{field}: an amount like 1,250.00, not {raw!r}", field) from None
+    cents = value * 100
+    if not value.is_finite() or cents != cents.to_integral_value():
+        raise BackendError(f"{field}: whole cents, not {raw!r}", field)
+    if cents < 0:
+        raise BackendError(f"{field}: an amount of 0 or more", field)
+    return int(cents)
 
 
 def _inventory_rows(chips: dict[str, int] | None) -> list[tuple[int, int, int]]:
@@ -69,18 +105,24 @@ def list_page() -> str:
         tables = [t.name for t in services.list_tables(s)]
         if table is not None and table not in tables:
             raise NotFoundError(f"no table {table!r}")
+        schedule = reporting.casino(s).schedule
         found = shift_service.list_shifts(s, table=table, limit=LIST_LIMIT)
+        now = utcnow()
         rows = [{"id": sh.id, "table": sh.table.name,
                  "opened_at": local_time(sh.opened_at, seconds=False),
                  "closed_at": local_time(sh.closed_at, seconds=False) if sh.closed_at else None,
-                 "day": _local_date(sh.opened_at), "opened_by": sh.opened_by.name,
+                 "day": schedule.day_of(sh.opened_at).isoformat(),
+                 "window": (w.label if (w := schedule.window_for(sh.opened_at)) else ""),
+                 "late": (_overrun(o.total_seconds()) if (o := schedule.overrun(
+                     sh.opened_at, sh.closed_at or now)) else None),
+                 "opened_by": sh.opened_by.name,
                  "closed_by": sh.closed_by.name if sh.closed_by else None,
                  "opening_value": shift_service.inventory_value(sh.opening_inventory),
                  "closing_value": None if sh.closing_inventory is None
                  else shift_service.inventory_value(sh.closing_inventory)}
                 for sh in found]
     return render_template("shifts/list.html", rows=rows, tables=tables, table=table,
-                           limit=LIST_LIMIT)
+                           limit=LIST_LIMIT, schedule=schedule.describe())
 
 
 @bp.get("/<int:shift_id>")
@@ -91,9 +133,18 @@ def shift_page(shift_id: int) -> str:
     table = get_backend().table(fig.table)
     moves = [{"kind": m.kind, "amount": m.amount, "at": local_time(m.at), "by": m.by,
               "chips": _inventory_rows(m.chips)} for m in fig.movements]
+    drops = [{"id": d.id, "at": local_time(d.at), "by": d.by, "cash": d.cash,
+              "markers": d.markers, "amount": d.amount, "reason": d.reason,
+              "superseded_by": d.superseded_by} for d in fig.drops]
+    hold = fig.table_hold()
     return render_template(
-        "shifts/shift.html", fig=fig, table=table, casino=info, moves=moves,
-        opened_at=local_time(fig.opened_at), day=_local_date(fig.opened_at),
+        "shifts/shift.html", fig=fig, table=table, casino=info, moves=moves, drops=drops,
+        drop=fig.recorded_drop, table_hold=None if hold is None else f"{float(hold):.2f}%",
+        schedule=info.schedule.describe(),
+        overrun=_overrun(fig.overrun.total_seconds()) if fig.overrun else None,
+        window_end=local_time(fig.scheduled.end, seconds=False) if fig.scheduled else None,
+        opened_at=local_time(fig.opened_at),
+        day=(fig.gaming_day or fig.opened_at.date()).isoformat(),
         closed_at=local_time(fig.closed_at) if fig.closed_at else None,
         opening=_inventory_rows(fig.opening_inventory),
         closing=_inventory_rows(fig.closing_inventory),
@@ -188,6 +239,34 @@ def record_chips(shift_id: int) -> Response | tuple[str, int]:
         amount = move.amount
     flash(f"{kind.capitalize()} of {money(amount)} recorded on shift {shift_id}.")
     return redirect(url_for("shifts.shift_page", shift_id=shift_id))
+
+
+# ---------------------------------------------------------------- the drop
+
+@bp.post("/<int:shift_id>/drop")
+@requires("record_drop")
+def record_drop(shift_id: int) -> Response:
+    """Record (or recount) the drop of a closed shift: cash and markers, in currency."""
+    form = request.form
+    replaces_raw = (form.get("replaces") or "").strip()
+    if replaces_raw and not replaces_raw.isdigit():
+        raise BackendError("replaces: the id of the drop record shown", "replaces")
+    try:
+        cash = parse_amount(form.get("cash"), "cash")
+        markers = parse_amount(form.get("markers"), "markers")
+        with store(write=True) as s:
+            drop = record_drop_service(s, shift_id=shift_id, user=signed_in_user().info.name,
+                                       cash=cash, markers=markers,
+                                       reason=form.get("reason") or "",
+                                       replaces=int(replaces_raw) if replaces_raw else None)
+            amount, drop_id = drop.amount, drop.id
+    except BackendError as exc:
+        if exc.status not in (400, 409):
+            raise
+        flash(f"Drop not recorded: {exc.message}")
+        return redirect(url_for("shifts.shift_page", shift_id=shift_id) + "#drop")
+    flash(f"Drop of {money(amount)} recorded on shift {shift_id} (record #{drop_id}).")
+    return redirect(url_for("shifts.shift_page", shift_id=shift_id) + "#drop")
 
 
 def init_app(app: Flask) -> None:

@@ -27,8 +27,8 @@ REPORTS = {"reports.", "reports_api."}
 EXPECTED = {
     "dealer": {"deal", "read"},
     "supervisor": {"deal", "read", "review", "amend", "approve", "open_shift", "close_shift",
-                   "shift_chips"},
-    "auditor": {"read", "review"},
+                   "shift_chips", "record_drop"},
+    "auditor": {"read", "review", "record_drop"},
     "admin": {"read", "review", "administer", "open_shift", "close_shift", "shift_chips"},
 }
 
@@ -64,7 +64,8 @@ def test_every_route_is_classified(store_app: Flask) -> None:
     assert {"review.void_page", "review.correct_page", "admin.users", "api.void_round",
             "api.correct_round", "api.round_audit", "dealer.log_round", "shifts.list_page",
             "shifts.shift_page", "shifts.open_form", "shifts.open_shift", "shifts.close_form",
-            "shifts.close_shift", "shifts.record_chips"} <= endpoints
+            "shifts.close_shift", "shifts.record_chips", "shifts.record_drop",
+            "admin.settings", "admin.save_settings"} <= endpoints
 
 
 def _call(client: FlaskClient, auth: Auth | None, token: str | None, method: str,
