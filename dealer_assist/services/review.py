@@ -218,11 +218,13 @@ def record_approval(session: orm.Session, *, table: str, round_json: Mapping[str
     return approval
 
 
-def check_approver(session: orm.Session, name: str, password: str) -> User:
-    """The supervisor ``name`` if ``password`` is theirs (logged as a sign-in either way)."""
+def check_approver(session: orm.Session, name: str, password: str, *,
+                   address: str | None = None) -> User:
+    """The supervisor ``name`` if ``password`` is theirs (logged as a sign-in either way,
+    from the client's ``address``)."""
     from .admin import authenticate
 
-    user = authenticate(session, name, password)
+    user = authenticate(session, name, password, address=address)
     if user is None:
         raise Forbidden("the supervisor's name or password is wrong: the payout is not "
                         "approved and the round is not logged")

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from flask import current_app, request
+from flask import request
 
 from dealer_assist.services import review as review_service
 
+from .auth import sign_in_failed, sign_in_wait
 from .backend import BackendError, ForbiddenError, TableInfo, UserInfo
-from .security import LoginThrottle
 from .store import store
 
 
@@ -34,11 +34,6 @@ def split_body(data: object) -> tuple[object, Mapping[str, Any] | None]:
             raise BackendError('approval is {"supervisor": name, "password": ...}', "approval")
         return rest, approval
     return data, None
-
-
-def _throttle() -> LoginThrottle:
-    throttle: LoginThrottle = current_app.extensions["dealer_assist.login_throttle"]
-    return throttle
 
 
 def require_approval(table: TableInfo, round_json: Mapping[str, Any], settlement: Mapping[str, Any],
@@ -62,16 +57,14 @@ def require_approval(table: TableInfo, round_json: Mapping[str, Any], settlement
                 f"before the round is logged")
         name = str(approval.get("supervisor") or "").strip()
         password = str(approval.get("password") or "")
-        keys = (f"user:{name.lower()}", f"addr:{request.remote_addr}")
-        wait = max(_throttle().locked_for(k) for k in keys)
+        wait = sign_in_wait(name)
         if wait:
             raise ApprovalRequired(f"too many wrong approvals: try again in {wait} seconds")
         try:
             with store(write=True) as s:
-                review_service.check_approver(s, name, password)
+                review_service.check_approver(s, name, password, address=request.remote_addr)
         except ForbiddenError:
-            for key in keys:
-                _throttle().failed(key)
+            sign_in_failed(name)
             raise
         approver, method = name, "password"
     with store(write=True) as s:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar, cast
 from urllib.parse import urlsplit
@@ -25,7 +26,7 @@ from wtforms import PasswordField, StringField
 from wtforms.validators import DataRequired, Length
 
 from .backend import BackendError, ForbiddenError, UserInfo, allowed, get_backend, refusal
-from .security import LoginThrottle
+from .security import LoginThrottle, lockout_left
 
 bp = Blueprint("auth", __name__, url_prefix="/auth")
 login_manager = LoginManager()
@@ -103,6 +104,65 @@ def _throttle() -> LoginThrottle:
     return throttle
 
 
+def _from_log() -> bool:
+    from .services_backend import ServicesBackend
+
+    return isinstance(get_backend(), ServicesBackend)
+
+
+def _keys(name: str) -> tuple[str, str]:
+    return f"user:{name.lower()}", f"addr:{request.remote_addr}"
+
+
+def sign_in_wait(name: str) -> int:
+    """Seconds until ``name``, or anyone at this client's address, may try a password again
+    (0: now), after ``LOGIN_MAX_FAILURES`` failures within ``LOGIN_WINDOW_SECONDS``.
+
+    On the hand log the failures are the audit log's ``user.login_failed`` events since
+    the name's (the address's) last ``user.login``: every worker process and a restarted
+    server count the same ones. Otherwise (the tests' in-memory backend) this process's.
+    """
+    config = current_app.config
+    rule = {"max_failures": config["LOGIN_MAX_FAILURES"],
+            "window": config["LOGIN_WINDOW_SECONDS"], "lockout": config["LOGIN_LOCKOUT_SECONDS"]}
+    if not _from_log():
+        throttle = _throttle()
+        return max(throttle.locked_for(key) for key in _keys(name))
+    from dealer_assist.services.signins import recent_sign_ins
+
+    from .store import store
+
+    now = datetime.now(UTC)
+    with store() as s:
+        events = recent_sign_ins(
+            s, now - timedelta(seconds=2 * (rule["window"] + rule["lockout"])))
+    wait = 0
+    for matches in (lambda e: e.name.lower() == name.lower(),
+                    lambda e: e.address == request.remote_addr):
+        failures: list[float] = []
+        for event in events:
+            if matches(event) and event.ok:
+                failures.clear()
+            elif matches(event):
+                failures.append(event.at.timestamp())
+        wait = max(wait, lockout_left(failures, now.timestamp(), **rule))
+    return wait
+
+
+def sign_in_failed(name: str) -> None:
+    """Count a failed password for ``name`` from this client (the audit log already has
+    it on the hand log)."""
+    if not _from_log():
+        for key in _keys(name):
+            _throttle().failed(key)
+
+
+def sign_in_succeeded(name: str) -> None:
+    if not _from_log():
+        for key in _keys(name):
+            _throttle().succeeded(key)
+
+
 def _safe_next(target: str | None) -> str:
     # Browsers read "\\" as "/" ("/\\evil.example" is "//evil.example", another site) and
     # drop tabs and newlines: refuse both, so only a path on this site is followed.
@@ -121,23 +181,20 @@ def login() -> Any:
     status = 200
     if form.validate_on_submit():
         name = form.name.data.strip()
-        keys = (f"user:{name.lower()}", f"addr:{request.remote_addr}")
-        throttle = _throttle()
-        wait = max(throttle.locked_for(k) for k in keys)
+        wait = sign_in_wait(name)
         if wait:
             error = (f"Too many failed sign-ins. Try again in {wait} seconds, "
                      "or ask a supervisor.")
             status = 429
         else:
-            info = get_backend().authenticate(name, form.password.data)
+            info = get_backend().authenticate(name, form.password.data,
+                                              address=request.remote_addr)
             if info is None or not info.active:
-                for key in keys:
-                    throttle.failed(key)
+                sign_in_failed(name)
                 error = "Wrong name or password."
                 status = 401
             else:
-                for key in keys:
-                    throttle.succeeded(key)
+                sign_in_succeeded(name)
                 session.clear()
                 login_user(User(info))
                 session.permanent = True

@@ -106,9 +106,10 @@ class ServicesBackend:
 
     # ---- users -----------------------------------------------------------------------
 
-    def authenticate(self, name: str, password: str) -> UserInfo | None:
+    def authenticate(self, name: str, password: str, *,
+                     address: str | None = None) -> UserInfo | None:
         def run(s: orm.Session) -> UserInfo | None:
-            user = services.authenticate(s, name, password)
+            user = services.authenticate(s, name, password, address=address)
             return None if user is None else user_info(user)
         with self._write_lock:
             return self._run(run)

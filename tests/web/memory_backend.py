@@ -65,7 +65,8 @@ class MemoryBackend:
 
     # ---- Backend ---------------------------------------------------------------------
 
-    def authenticate(self, name: str, password: str) -> UserInfo | None:
+    def authenticate(self, name: str, password: str, *,
+                     address: str | None = None) -> UserInfo | None:
         found = self.users.get(name)
         return found[0] if found and found[1] == password else None
 
