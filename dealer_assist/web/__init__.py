@@ -13,7 +13,7 @@ from typing import Any
 from flask import Flask, redirect, url_for
 from werkzeug.wrappers import Response
 
-from . import admin, api, auth, backend, dealer, errors, reports, review, security, shifts
+from . import admin, api, auth, backend, dealer, errors, reports, review, scan, security, shifts
 from .config import CONFIGS, Config, from_environment
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -80,6 +80,7 @@ def create_app(config: Mapping[str, Any] | type[Config] | str | None = None, *,
     review.init_app(app)
     admin.init_app(app)
     shifts.init_app(app)
+    scan.init_app(app)
 
     @app.get("/")
     def index() -> Response:

@@ -19,7 +19,7 @@ from dealer_assist import services
 from dealer_assist.domain.analysis import analyze
 from dealer_assist.domain.rulesets import ruleset_from_json
 
-from . import approvals, rounds
+from . import approvals, rounds, scan
 from .backend import (
     BackendError,
     ForbiddenError,
@@ -105,9 +105,24 @@ def log_round(table: str) -> tuple[Response, int]:
         return error_response(400, "invalid_json", "the body is not valid JSON")
     key = rounds.idempotency_key(request.headers.get("Idempotency-Key"))
     data, approval = approvals.split_body(data)
+    data, photo = scan.split_photo(data)
     rounds.check_large_payout(info, data, _user(), approval, via="token", key=key)
-    logged = rounds.log(info, data, _user(), key)
+    logged = rounds.log(info, data, _user(), key, photo)
     return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
+
+
+@bp.post("/tables/<table>/scan")
+@token_required("deal")
+def scan_photo(table: str) -> Response:
+    """Read every card of a table photo (the body, or multipart field ``photo``)."""
+    return scan.scan_response(get_backend().table(table))
+
+
+@bp.get("/photos/<sha256>")
+@token_required("review")
+def photo(sha256: str) -> Response:
+    """A scanned round's photo, by its SHA-256."""
+    return scan.photo_response(sha256)
 
 
 @bp.get("/rounds/<int:round_id>")

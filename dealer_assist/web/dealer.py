@@ -20,7 +20,7 @@ from werkzeug.wrappers import Response
 from dealer_assist.domain.cards import DECK
 from dealer_assist.domain.round_entry import STAKE_KEYS
 
-from . import approvals, rounds
+from . import approvals, rounds, scan
 from .auth import requires, signed_in_user
 from .backend import ConflictError, RoundFilters, get_backend
 
@@ -104,6 +104,9 @@ def screen(table: str) -> str:
         "settleUrl": url_for("dealer.settle", table=info.name),
         "logUrl": url_for("dealer.log_round", table=info.name),
         "historyUrl": url_for("dealer.history", table=info.name),
+        "scanUrl": url_for("dealer.scan_photo", table=info.name),
+        "scanMaxBytes": scan.max_bytes(),
+        "scanMaxPixels": scan.max_pixels(),
         "lastStakes": _last_stakes(info.name),
         "deck": [str(c) for c in DECK],
     }
@@ -126,10 +129,25 @@ def log_round(table: str) -> tuple[Response, int]:
         raise ConflictError(f"no shift is open at {table}: a supervisor must open one")
     key = rounds.idempotency_key(request.headers.get("Idempotency-Key"))
     data, approval = approvals.split_body(request.get_json(silent=True))
+    data, photo = scan.split_photo(data)
     user = signed_in_user().info
     rounds.check_large_payout(info, data, user, approval, via="session", key=key)
-    logged = rounds.log(info, data, user, key)
+    logged = rounds.log(info, data, user, key, photo)
     return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
+
+
+@bp.post("/<table>/scan")
+@requires("deal")
+def scan_photo(table: str) -> Response:
+    """The dealer screen's Scan: the photo as the body (or multipart field ``photo``)."""
+    return scan.scan_response(get_backend().table(table))
+
+
+@bp.get("/photos/<sha256>")
+@requires("review")
+def photo(sha256: str) -> Response:
+    """A scanned round's photo, for the review pages."""
+    return scan.photo_response(sha256)
 
 
 @bp.get("/<table>/history")

@@ -9,6 +9,8 @@ from dealer_assist import __version__
 
 _CARD = {"type": "string", "description": "A card: AS, 10H, td, K♠ ...", "examples": ["AS"]}
 _CENTS = {"type": "integer", "minimum": 0, "description": "Stake in minor units (cents)"}
+_SEAT = {"type": ["integer", "string", "null"], "examples": [3, "dealer"],
+         "description": "seat 1-7, \"dealer\", or null (outside every seat zone)"}
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -52,6 +54,11 @@ SCHEMAS: dict[str, Any] = {
                       "maxItems": 7},
             "misdeal": {"type": "boolean"},
             "misdeal_reason": {"type": "string"},
+            "photo_sha256": {
+                "type": ["string", "null"], "pattern": "^[0-9a-f]{64}$",
+                "description": "When logging only: the photo_sha256 a scan of this table "
+                               "answered; the round is logged with source \"scan\" and keeps "
+                               "the photo (its hash is covered by the round's audit digest)"},
             "approval": {
                 "type": "object", "required": ["supervisor", "password"],
                 "description": "When logging only: a seat paid over the table's large-payout "
@@ -162,6 +169,46 @@ SCHEMAS: dict[str, Any] = {
             "action": {"enum": ["pay", "collect", "none"]},
             "amount": {"type": "integer", "description": "what to pay or collect, cents"}},
     },
+    "ScannedCard": {
+        "type": "object", "required": ["card", "confidence", "corners", "hand", "seat"],
+        "properties": {
+            "card": _CARD, "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "corners": {"type": "array", "minItems": 4, "maxItems": 4,
+                        "description": "photo pixels, clockwise from the corner whose index "
+                                       "reads upright",
+                        "items": {"type": "array", "items": {"type": "number"},
+                                  "minItems": 2, "maxItems": 2}},
+            "hand": {"type": "integer", "minimum": 0},
+            "seat": _SEAT},
+    },
+    "ScanResult": {
+        "type": "object",
+        "required": ["cards", "hands", "needs_confirmation", "photo_sha256", "image"],
+        "description": "As `dealer-assist scan --json`, plus the photo's SHA-256 (log the "
+                       "round with it: its source is then \"scan\" and the photo is kept)",
+        "properties": {
+            "cards": {"type": "array", "items": _ref("ScannedCard")},
+            "hands": {"type": "array", "items": {
+                "type": "object", "required": ["hand", "seat", "cards", "confidence"],
+                "properties": {"hand": {"type": "integer"}, "seat": _SEAT,
+                               "cards": {"type": "array", "items": _CARD},
+                               "confidence": {"type": "number",
+                                              "description": "the lowest of its cards"}}}},
+            "needs_confirmation": {"type": "array", "items": {
+                "type": "object", "required": ["reason"],
+                "description": "a doubtful read (low confidence, a card seen twice, a hand "
+                               "not of three cards, cards that could not be read): the "
+                               "dealer confirms or fixes it",
+                "properties": {"hand": {"type": ["integer", "null"]}, "seat": _SEAT,
+                               "card": {"type": ["string", "null"]},
+                               "reason": {"type": "string"}}}},
+            "image": {"type": "object", "properties": {"width": {"type": "integer"},
+                                                       "height": {"type": "integer"}}},
+            "threshold": {"type": "number",
+                          "description": "cards under this confidence need confirmation"},
+            "photo_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "table": {"type": "string"}},
+    },
     "Shift": {
         "type": "object", "required": ["id", "table", "open"],
         "properties": {
@@ -201,6 +248,31 @@ PATHS: dict[str, Any] = {
         "responses": {"201": _json(_ref("LoggedRound"), "Logged"),
                       "200": _json(_ref("LoggedRound"), "Replayed: logged before under this key"),
                       **_errors(400, 401, 403, 404, 409, 415, 422, 503)}}},
+    "/tables/{table}/scan": {"post": {
+        "summary": "Read every card of a table photo, seated by the table's seat zones",
+        "description": "The photo (JPEG or PNG) is the body, or the multipart field photo. "
+                       "At most 16 MB and 16 megapixels (refused before decoding: 413). "
+                       "Empty, not JPEG/PNG, truncated or corrupt: 422 invalid_image. The "
+                       "photo is kept; log the round with its photo_sha256.",
+        "parameters": [_TABLE],
+        "requestBody": {"required": True, "content": {
+            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+            "multipart/form-data": {"schema": {
+                "type": "object", "required": ["photo"],
+                "properties": {"photo": {"type": "string", "format": "binary"}}}}}},
+        "responses": {"200": _json(_ref("ScanResult"), "The cards found, and what the "
+                                                       "dealer must confirm"),
+                      **_errors(400, 401, 403, 404, 413, 422, 503)}}},
+    "/photos/{sha256}": {"get": {
+        "summary": "A scanned round's photo, as uploaded (supervisor, auditor, admin)",
+        "parameters": [{"name": "sha256", "in": "path", "required": True,
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"}}],
+        "responses": {"200": {"description": "The photo", "content": {
+            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+            "image/png": {"schema": {"type": "string", "format": "binary"}}}},
+            **_errors(401, 403, 404)}}},
     "/rounds/{round_id}": {"get": {
         "summary": "A logged round with its settlement and audit trail",
         "parameters": [_ROUND_ID],
@@ -350,9 +422,11 @@ def spec() -> dict[str, Any]:
         for code, text in {400: "Bad request", 401: "Missing or invalid token",
                            403: "Role not allowed (or a large payout without a supervisor's "
                                 "approval: code approval_required)", 404: "Not found",
+                           413: "Too large (the photo is over the byte or pixel limit)",
                            409: "Conflict (no open shift, shift already open or closed)",
                            415: "Not JSON",
-                           422: "The round is not valid (the message names seat and problem)",
+                           422: "The round is not valid (the message names seat and "
+                                "problem), or the photo is not one the scanner reads",
                            503: "The database is unavailable; nothing was written"}.items()}
     return {
         "openapi": "3.1.0",

@@ -65,9 +65,14 @@ def check_large_payout(table: TableInfo, data: object, user: UserInfo,
     require_approval(table, body, settlement, user, approval, via=via, idempotency_key=key)
 
 
-def log(table: TableInfo, data: object, user: UserInfo, key: str | None) -> LoggedRoundInfo:
+def log(table: TableInfo, data: object, user: UserInfo, key: str | None,
+        photo_sha256: str | None = None) -> LoggedRoundInfo:
+    """Log the round; with ``photo_sha256`` (a kept photo) its source is "scan"."""
     # The log validates and settles through the domain itself (DomainError names the field)
     # and writes nothing for a bad round.
+    if photo_sha256 is not None:
+        return get_backend().log_round(table.name, round_body(data), user, key, source="scan",
+                                       photo_sha256=photo_sha256)
     return get_backend().log_round(table.name, round_body(data), user, key)
 
 

@@ -147,7 +147,8 @@ class ServicesBackend:
         chips = tuple(table.chip_denominations or ()) or self.denominations
         return TableInfo(name=table.name, seats=table.seats, rules=rules, rules_label=label,
                          denominations=chips,
-                         large_payout_threshold=threshold if own is None else own)
+                         large_payout_threshold=threshold if own is None else own,
+                         seat_zones=table.seat_zones)
 
     def tables(self) -> list[TableInfo]:
         def run(s: orm.Session) -> list[TableInfo]:
@@ -188,10 +189,12 @@ class ServicesBackend:
     # ---- rounds ----------------------------------------------------------------------
 
     def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
-                  idempotency_key: str | None) -> LoggedRoundInfo:
+                  idempotency_key: str | None, *, source: str = "manual",
+                  photo_sha256: str | None = None) -> LoggedRoundInfo:
         def run(s: orm.Session) -> LoggedRoundInfo:
             logged = services.log_round(s, table=table, round_json=dict(round_json),
-                                        user=user.name, idempotency_key=idempotency_key)
+                                        user=user.name, idempotency_key=idempotency_key,
+                                        source=source, photo_sha256=photo_sha256)
             return LoggedRoundInfo(round_id=logged.round_id, serial=logged.serial,
                                    settlement=logged.settlement_json, replayed=logged.replayed)
         with self._write_lock:

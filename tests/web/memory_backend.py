@@ -111,7 +111,8 @@ class MemoryBackend:
         return closed
 
     def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
-                  idempotency_key: str | None) -> LoggedRoundInfo:
+                  idempotency_key: str | None, *, source: str = "manual",
+                  photo_sha256: str | None = None) -> LoggedRoundInfo:
         with self.lock:
             if self.fail_next_log is not None:
                 exc, self.fail_next_log = self.fail_next_log, None
@@ -131,7 +132,8 @@ class MemoryBackend:
             serial = 1 + sum(1 for r in self.rounds if r.table == table)
             r = RoundInfo(id=len(self.rounds) + 1, table=table, serial=serial,
                           shift_id=shift.id, entered_by=user.name, entered_at=_now(),
-                          round=dict(round_json), settlement=settlement)
+                          round=dict(round_json), settlement=settlement,
+                          record={"source": source, "photo_sha256": photo_sha256})
             self.rounds.append(r)
             if idempotency_key:
                 self.keys[idempotency_key] = (digest, len(self.rounds) - 1)

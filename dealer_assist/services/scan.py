@@ -1,0 +1,243 @@
+"""Scanning a table photo for the web and the API, and keeping the photos of scanned rounds.
+
+:func:`scan_photo` checks the bytes (size, kind, pixels: nothing over the limits is
+decoded), reads the cards with the vision reader (``dealer_assist.vision.reader.Reader``,
+through its public interface only) against the table's seat zones, and answers the JSON
+of ``dealer-assist scan --json`` plus the photo's SHA-256. One photo is decoded and read at
+a time per process (the reader keeps per-call state, and a decoded photo is the largest
+thing a request holds), so memory stays bounded however many requests arrive.
+
+:class:`PhotoStore` keeps photos content-addressed by SHA-256 in a folder (by default the
+instance folder's ``photos/``): a round logged after a scan names its photo by hash
+(``photo_sha256``, covered by the round's digest in the audit chain), and the photo stays
+readable beside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import InvalidInput, NotFound, ServiceError
+
+#: Largest photo accepted over HTTP, in bytes (a 12-megapixel JPEG is 3-8 MB).
+MAX_BYTES = 16_000_000
+#: Largest photo accepted over HTTP, in pixels: a 12-megapixel camera frame with room to
+#: spare; decoded it is 48 MB (3 bytes a pixel).
+MAX_PIXELS = 16_000_000
+#: How long a request waits for the reader while another photo is being read.
+WAIT_SECONDS = 30.0
+
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_TYPES = {"jpeg": ("image/jpeg", ".jpg"), "png": ("image/png", ".png")}
+
+
+class InvalidPhoto(InvalidInput):
+    """Not a photo the reader will decode: empty, not JPEG/PNG, truncated, corrupt."""
+
+    status = 422
+
+
+class PhotoTooLarge(InvalidInput):
+    """Over the byte or the pixel limit: refused before anything is decoded."""
+
+    status = 413
+
+
+class ScannerUnavailable(ServiceError):
+    """No card model installed, or the reader stayed busy past the wait."""
+
+    status = 503
+
+
+@dataclass(frozen=True, slots=True)
+class Photo:
+    """A photo's bytes as checked from its header (nothing decoded yet)."""
+
+    data: bytes
+    kind: str  # "jpeg" | "png"
+    width: int
+    height: int
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def media_type(self) -> str:
+        return _TYPES[self.kind][0]
+
+
+def check_photo(data: bytes, *, max_bytes: int = MAX_BYTES,
+                max_pixels: int = MAX_PIXELS) -> Photo:
+    """The photo's kind and size from its header; raises InvalidPhoto or PhotoTooLarge."""
+    from dealer_assist.vision.loading import ImageError, image_size
+
+    if len(data) > max_bytes:
+        raise PhotoTooLarge(f"the photo is {len(data) / 1e6:.1f} MB; the limit is "
+                            f"{max_bytes / 1e6:.0f} MB")
+    if not data:
+        raise InvalidPhoto("the photo is empty (no bytes were sent)")
+    try:
+        kind, width, height = image_size(data)
+    except ImageError as exc:
+        raise InvalidPhoto(f"not a photo the scanner can read: {exc} "
+                           f"(send a JPEG or PNG)") from None
+    if width <= 0 or height <= 0:
+        raise InvalidPhoto(f"the {kind.upper()} header gives an empty image "
+                           f"({width}x{height})")
+    if width * height > max_pixels:
+        raise PhotoTooLarge(f"the photo is {width}x{height} ({width * height / 1e6:.0f} "
+                            f"megapixels); the limit is {max_pixels / 1e6:.0f} megapixels: "
+                            f"take it at a lower resolution")
+    return Photo(data, kind, width, height)
+
+
+# ---------------------------------------------------------------- seat zones
+
+def table_zones(raw: object, seats: int) -> tuple[dict[str, Any] | None, str | None]:
+    """A table's stored seat zones as the reader takes them, and a note when they are
+    unusable (then the reader seats hands along the arc and says so)."""
+    if raw is None or raw == {}:
+        return None, None
+    if isinstance(raw, Mapping) and "zones" in raw:
+        raw = raw["zones"]
+    if not isinstance(raw, Mapping):
+        return None, "the table's seat zones are not a mapping of seat to polygon"
+    zones: dict[str, Any] = {}
+    for key, poly in raw.items():
+        key = str(key)
+        if key != "dealer" and not (key.isdigit() and 1 <= int(key) <= seats):
+            continue  # a zone for a seat this table does not have
+        ok = isinstance(poly, list) and len(poly) >= 3 and all(
+            isinstance(p, list | tuple) and len(p) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in p)
+            for p in poly)
+        if not ok:
+            return None, f'the table\'s seat zone "{key}" is not a polygon of [x, y] points'
+        zones[key] = [[float(x), float(y)] for x, y in poly]
+    return (zones or None), None
+
+
+# ---------------------------------------------------------------- reading
+
+_lock = threading.Lock()
+_readers: dict[tuple[float, str | None], Any] = {}
+
+
+def _reader(threshold: float | None, model: str | None) -> Any:
+    """One reader per process and settings (loading the model takes a while)."""
+    from dealer_assist.vision.reader import DEFAULT_THRESHOLD, Reader
+
+    key = (DEFAULT_THRESHOLD if threshold is None else threshold, model)
+    reader = _readers.get(key)
+    if reader is None:
+        try:
+            reader = Reader(model=model, threshold=key[0])
+        except FileNotFoundError as exc:
+            raise ScannerUnavailable(f"no card model is installed: {exc}") from None
+        _readers[key] = reader
+    return reader
+
+
+def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
+               threshold: float | None = None, model: str | None = None,
+               wait_seconds: float = WAIT_SECONDS) -> dict[str, Any]:
+    """Read the cards of a checked photo; the ``scan --json`` result plus ``photo_sha256``,
+    ``threshold`` and ``image`` (its size)."""
+    from dealer_assist.vision.loading import ImageError, decode
+
+    if not _lock.acquire(timeout=wait_seconds):
+        raise ScannerUnavailable("the scanner is busy reading other photos; try again")
+    try:
+        reader = _reader(threshold, model)
+        try:
+            image = decode(photo.data, max_pixels=photo.width * photo.height)
+        except ImageError as exc:
+            raise InvalidPhoto(f"the photo cannot be decoded: {exc}") from None
+        result: dict[str, Any] = dict(reader.read(image, dict(zones) if zones else None))
+        del image
+        used = float(reader.threshold)
+    finally:
+        _lock.release()
+    result.setdefault("image", {"width": photo.width, "height": photo.height})
+    result["threshold"] = used
+    result["photo_sha256"] = photo.sha256
+    return result
+
+
+# ---------------------------------------------------------------- keeping photos
+
+class PhotoStore:
+    """Photos under ``root``, one file per SHA-256: ``root/ab/ab12....jpg``.
+
+    Written once (to a temporary file, then renamed) and never changed; storing the same
+    photo twice keeps one file."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def _folder(self, sha256: str) -> Path:
+        return self.root / sha256[:2]
+
+    def put(self, photo: Photo) -> str:
+        sha = photo.sha256
+        folder = self._folder(sha)
+        target = folder / (sha + _TYPES[photo.kind][1])
+        if target.is_file():
+            return sha
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(photo.data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(tmp, 0o640)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return sha
+
+    def find(self, sha256: str) -> tuple[Path, str] | None:
+        """The stored file and its media type, or None."""
+        if not SHA256.match(sha256):
+            return None
+        for media_type, ext in _TYPES.values():
+            path = self._folder(sha256) / (sha256 + ext)
+            if path.is_file():
+                return path, media_type
+        return None
+
+    def has(self, sha256: str) -> bool:
+        return self.find(sha256) is not None
+
+    def get(self, sha256: str) -> tuple[bytes, str]:
+        found = self.find(sha256)
+        if found is None:
+            raise NotFound(f"no photo with SHA-256 {sha256[:64]!r} is stored")
+        path, media_type = found
+        return path.read_bytes(), media_type
+
+
+def check_photo_ref(store: PhotoStore, sha256: object) -> str:
+    """A round's ``photo_sha256`` as sent: 64 lowercase hex digits of a stored photo."""
+    if not isinstance(sha256, str) or not SHA256.match(sha256):
+        raise InvalidInput("photo_sha256 must be 64 lowercase hex digits (the photo_sha256 "
+                           "a scan answered)")
+    if not store.has(sha256):
+        raise NotFound(f"no scanned photo with SHA-256 {sha256} is stored here: scan the "
+                       f"photo first (POST .../scan), then log the round")
+    return sha256
+
+
+__all__ = ["MAX_BYTES", "MAX_PIXELS", "InvalidPhoto", "Photo", "PhotoStore", "PhotoTooLarge",
+           "ScannerUnavailable", "check_photo", "check_photo_ref", "scan_photo", "table_zones"]

@@ -1,0 +1,356 @@
+"""The camera scan over HTTP on the real hand log (SQLite, and PostgreSQL when set):
+``POST /api/v1/tables/{table}/scan`` (token) and ``POST /dealer/{table}/scan`` (session +
+CSRF). A sample photo reads exactly as ``dealer-assist scan --json`` reads it, plus its
+SHA-256; every bad upload is a 4xx in the API's error shape, nothing kept, memory bounded;
+a round logged with the photo's hash has source "scan", keeps its photo and verifies."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import resource
+import struct
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.datastructures import FileStorage
+from werkzeug.test import encode_multipart
+
+from .conftest import ROUND, Auth, Floor
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+SCENE = SAMPLES / "scene_1.jpg"
+TRUTH = json.loads((SAMPLES / "scene_1.json").read_text())
+
+
+def call(client: FlaskClient, method: str, path: str, role: str | None, floor: Floor,
+         **kwargs: Any) -> Any:
+    headers = dict(kwargs.pop("headers", {}))
+    if role is not None:
+        headers["Authorization"] = f"Bearer {floor.tokens[role]}"
+    return client.open(f"/api/v1{path}", method=method, headers=headers, **kwargs)
+
+
+def scan(client: FlaskClient, floor: Floor, data: bytes, role: str = "dealer",
+         table: str = "TCP-1") -> Any:
+    return call(client, "POST", f"/tables/{table}/scan", role, floor, data=data,
+                headers={"Content-Type": "image/jpeg"})
+
+
+def assert_error(response: Any, status: int, code: str, field: str | None = None) -> str:
+    assert response.status_code == status, (response.status_code, response.text[:300])
+    body = response.json["error"]
+    assert set(body) == {"code", "message", "field"}, body
+    assert body["code"] == code and body["field"] == field, body
+    assert body["message"].strip() and "Traceback" not in body["message"]
+    return str(body["message"])
+
+
+def kept(app: Flask) -> list[Path]:
+    return sorted(p for p in (Path(app.instance_path) / "photos").rglob("*") if p.is_file())
+
+
+def set_zones(floor: Floor, zones: dict[str, Any] | None, table: str = "TCP-1") -> None:
+    from dealer_assist import services
+    from dealer_assist.store import db
+
+    engine = db.make_engine(floor.url)
+    try:
+        with db.session_factory(engine)() as session:
+            services.update_table(session, table, actor="ada", seat_zones=zones)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def zoned(floor: Floor) -> Floor:
+    """TCP-1 with the seat zones drawn for the sample photo (as an admin would)."""
+    set_zones(floor, TRUTH["zones"])
+    return floor
+
+
+def cli_scan(image: Path, zones: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    from dealer_assist.cli import main
+
+    zones_file = tmp_path / "zones.json"
+    zones_file.write_text(json.dumps(zones))
+    result = CliRunner().invoke(main, ["scan", str(image), "--zones", str(zones_file),
+                                       "--json"])
+    assert result.exit_code == 0, result.output
+    out: dict[str, Any] = json.loads(result.output)
+    return out
+
+
+# ---------------------------------------------------------------- a good photo
+
+def test_scan_reads_the_photo_as_the_command_line_does(store_app: Flask,
+                                                       store_client: FlaskClient,
+                                                       zoned: Floor, tmp_path: Path) -> None:
+    data = SCENE.read_bytes()
+    response = scan(store_client, zoned, data)
+    assert response.status_code == 200, response.text[:500]
+    body = response.json
+    assert body["photo_sha256"] == hashlib.sha256(data).hexdigest()
+    assert body["table"] == "TCP-1"
+    assert body["image"] == {"width": 1920, "height": 1080}
+    cli = cli_scan(SCENE, TRUTH["zones"], tmp_path)
+    for key in ("cards", "hands", "needs_confirmation"):
+        assert body[key] == cli[key], key
+    for card in body["cards"]:
+        assert set(card) >= {"card", "confidence", "corners", "hand", "seat"}
+        assert len(card["corners"]) == 4
+        assert card["seat"] in {None, "dealer", *range(1, 8)}
+    # Honest: a card read at or over the threshold in a hand that is not flagged is the
+    # true card of that seat; every card under it is flagged for confirmation.
+    truth = {(str(c["seat"]), c["card"]) for c in TRUTH["cards"]}
+    flagged_hands = {i["hand"] for i in body["needs_confirmation"] if i.get("hand") is not None}
+    flagged_cards = {(i["hand"], i["card"]) for i in body["needs_confirmation"] if i.get("card")}
+    for card in body["cards"]:
+        if card["confidence"] < body["threshold"]:
+            assert (card["hand"], card["card"]) in flagged_cards, card
+        elif card["hand"] not in flagged_hands:
+            assert (str(card["seat"]), card["card"]) in truth, card
+    assert kept(store_app) == [store_app.instance_path / Path("photos") / body["photo_sha256"][:2]
+                               / f"{body['photo_sha256']}.jpg"]
+
+
+def test_scan_as_multipart_field_photo(store_client: FlaskClient, floor: Floor) -> None:
+    data = (SAMPLES / "scene_4.jpg").read_bytes()
+    response = call(store_client, "POST", "/tables/TCP-1/scan", "supervisor", floor,
+                    data={"photo": (io.BytesIO(data), "t.jpg")})
+    assert response.status_code == 200, response.text[:500]
+    assert response.json["photo_sha256"] == hashlib.sha256(data).hexdigest()
+    missing = call(store_client, "POST", "/tables/TCP-1/scan", "dealer", floor,
+                   data={"picture": (io.BytesIO(data), "t.jpg")})
+    assert_error(missing, 400, "bad_request", "photo")
+
+
+def test_scan_unknown_table(store_client: FlaskClient, floor: Floor) -> None:
+    response = scan(store_client, floor, SCENE.read_bytes(), table="NOPE")
+    assert_error(response, 404, "not_found")
+
+
+def test_broken_seat_zones_fall_back_to_the_arc(store_client: FlaskClient,
+                                                floor: Floor) -> None:
+    set_zones(floor, {"1": [[0, 0], [1, "x"]]})
+    response = scan(store_client, floor, SCENE.read_bytes())
+    assert response.status_code == 200
+    reasons = [i["reason"] for i in response.json["needs_confirmation"]]
+    assert any("seat zone" in r and "arc" in r for r in reasons), reasons
+
+
+# ---------------------------------------------------------------- bad input
+
+def _png(width: int, height: int, body: bytes = b"") -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", body) + chunk(b"IEND", b""))
+
+
+def png_bomb(width: int, height: int) -> bytes:
+    """A few kB of PNG that inflates to width x height x 3 bytes."""
+    squeeze = zlib.compressobj(9)
+    row = b"\x00" * (1 + width * 3)
+    return _png(width, height, b"".join(squeeze.compress(row) for _ in range(height))
+                + squeeze.flush())
+
+
+def jpeg_claiming(width: int, height: int) -> bytes:
+    """The sample JPEG with its frame header claiming another size."""
+    data = bytearray(SCENE.read_bytes())
+    i = 2
+    while i < len(data):
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        if 0xC0 <= marker <= 0xC2:
+            data[i + 5:i + 9] = struct.pack(">HH", height, width)
+            return bytes(data)
+        i += 2 + length
+    raise AssertionError("no frame header")
+
+
+BAD = {
+    "empty": (lambda: b"", 422, "invalid_image", "empty"),
+    "not-an-image": (lambda: b"%PDF-1.4 hello" + bytes(range(256)) * 8, 422, "invalid_image",
+                     "not a JPEG or PNG"),
+    "random-bytes": (lambda: bytes((i * 7919) % 251 for i in range(5000)), 422,
+                     "invalid_image", "not a JPEG or PNG"),
+    "truncated-jpeg": (lambda: SCENE.read_bytes()[:60_000], 422, "invalid_image", "truncated"),
+    "jpeg-header-only": (lambda: SCENE.read_bytes()[:700], 422, "invalid_image", "JPEG"),
+    "png-without-header": (lambda: b"\x89PNG\r\n\x1a\n" + b"\x00" * 64, 422, "invalid_image",
+                           "PNG"),
+    "20000x20000": (lambda: _png(20_000, 20_000, zlib.compress(b"\x00" * 1000)), 413,
+                    "too_large", "20000x20000"),
+    "jpeg-claiming-20000x20000": (lambda: jpeg_claiming(20_000, 20_000), 413, "too_large",
+                                  "20000x20000"),
+    "png-bomb-28MP": (lambda: png_bomb(7_000, 4_000), 413, "too_large", "megapixels"),
+    "jpeg-claiming-0x0": (lambda: jpeg_claiming(0, 0), 422, "invalid_image", "empty image"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_upload_is_a_clear_4xx(store_app: Flask, store_client: FlaskClient, floor: Floor,
+                                   case: str) -> None:
+    make, status, code, words = BAD[case]
+    payload = make()
+    assert len(payload) < 2_000_000
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    message = assert_error(scan(store_client, floor, payload), status, code, "photo")
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert words in message, message
+    assert grown_mb < 100, f"peak memory grew {grown_mb:.0f} MB"
+    assert kept(store_app) == []
+
+
+def test_over_the_byte_limit_is_refused_before_it_is_read(store_client: FlaskClient,
+                                                          floor: Floor) -> None:
+    big = b"\xff\xd8\xff" + b"\x00" * (17 * 1024 * 1024)
+    assert "16 MB" in assert_error(scan(store_client, floor, big), 413, "too_large", "photo")
+    boundary, body = encode_multipart({"photo": FileStorage(io.BytesIO(big), "big.jpg")})
+    multipart = call(store_client, "POST", "/tables/TCP-1/scan", "dealer", floor, data=body,
+                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert multipart.status_code == 413, multipart.text[:300]
+    assert multipart.json["error"]["code"] == "too_large"
+
+
+def test_byte_and_pixel_limits_are_settings(floor: Floor, tmp_path: Path) -> None:
+    from dealer_assist.web import create_app
+    from dealer_assist.web.backend import get_backend
+
+    app = create_app({"TESTING": True, "DATABASE_URL": floor.url, "SCAN_MAX_BYTES": 100_000,
+                      "SCAN_MAX_PIXELS": 1_000_000}, instance_path=tmp_path)
+    try:
+        client = app.test_client()
+        message = assert_error(scan(client, floor, SCENE.read_bytes()), 413, "too_large",
+                               "photo")
+        assert "limit" in message
+        small = SAMPLES / "scene_4.jpg"   # 70 kB, but 2 megapixels
+        message = assert_error(scan(client, floor, small.read_bytes()), 413, "too_large",
+                               "photo")
+        assert "1920x1080" in message
+    finally:
+        get_backend(app).close()
+
+
+# ---------------------------------------------------------------- roles and sessions
+
+@pytest.mark.parametrize("role,status", [("dealer", 200), ("supervisor", 200),
+                                         ("auditor", 403), ("admin", 403), (None, 401)])
+def test_scan_by_role(store_client: FlaskClient, floor: Floor, role: str | None,
+                      status: int) -> None:
+    response = scan(store_client, floor, (SAMPLES / "scene_4.jpg").read_bytes(), role)
+    assert response.status_code == status, response.text[:300]
+    if status == 403:
+        assert "needs the role" in response.json["error"]["message"]
+
+
+def test_scan_from_the_dealer_screen_needs_csrf(store_app: Flask, store_auth: Auth,
+                                                floor: Floor) -> None:
+    data = (SAMPLES / "scene_4.jpg").read_bytes()
+    store_auth.as_role("dealer")
+    client = store_auth.client
+    refused = client.post("/dealer/TCP-1/scan", data=data,
+                          headers={"Content-Type": "image/jpeg", "Accept": "application/json"})
+    assert_error(refused, 400, "csrf_failed")
+    assert kept(store_app) == []
+    done = client.post("/dealer/TCP-1/scan", data=data,
+                       headers={"Content-Type": "image/jpeg", "X-CSRFToken": store_auth.token})
+    assert done.status_code == 200, done.text[:300]
+    assert done.json["photo_sha256"] == hashlib.sha256(data).hexdigest()
+    bad = client.post("/dealer/TCP-1/scan", data=b"nope",
+                      headers={"Content-Type": "image/jpeg", "X-CSRFToken": store_auth.token,
+                               "Accept": "application/json"})
+    assert_error(bad, 422, "invalid_image", "photo")
+    # The dealer may scan, but not look through the kept photos (supervisors review them).
+    assert client.get(f"/dealer/photos/{done.json['photo_sha256']}").status_code == 403
+
+
+def test_auditor_session_cannot_scan(store_auth: Auth) -> None:
+    store_auth.as_role("auditor")
+    response = store_auth.client.post(
+        "/dealer/TCP-1/scan", data=b"x",
+        headers={"Content-Type": "image/jpeg", "X-CSRFToken": store_auth.token,
+                 "Accept": "application/json"})
+    assert response.status_code == 403
+
+
+# ---------------------------------------------------------------- logging a scanned round
+
+def test_scanned_round_keeps_its_photo(store_client: FlaskClient, floor: Floor) -> None:
+    from dealer_assist import services
+    from dealer_assist.store import db
+
+    assert call(store_client, "POST", "/tables/TCP-1/shifts", "supervisor",
+                floor).status_code == 201
+    data = SCENE.read_bytes()
+    sha = scan(store_client, floor, data).json["photo_sha256"]
+    body = {**ROUND, "photo_sha256": sha}
+    headers = {"Idempotency-Key": "scan-round-0001"}
+    logged = call(store_client, "POST", "/tables/TCP-1/rounds", "dealer", floor, json=body,
+                  headers=headers)
+    assert logged.status_code == 201, logged.text[:300]
+    again = call(store_client, "POST", "/tables/TCP-1/rounds", "dealer", floor, json=body,
+                 headers=headers)
+    assert again.status_code == 200 and again.json["replayed"]
+    record = call(store_client, "GET", f"/rounds/{logged.json['round_id']}", "auditor",
+                  floor).json
+    assert record["source"] == "scan" and record["photo_sha256"] == sha
+    # The photo itself, as uploaded, for whoever reviews the round.
+    photo = call(store_client, "GET", f"/photos/{sha}", "auditor", floor)
+    assert photo.status_code == 200 and photo.mimetype == "image/jpeg"
+    assert hashlib.sha256(photo.data).hexdigest() == sha
+    assert call(store_client, "GET", f"/photos/{sha}", "dealer", floor).status_code == 403
+    assert_error(call(store_client, "GET", "/photos/" + "0" * 64, "auditor", floor), 404,
+                 "not_found")
+    # A round typed by hand stays manual; the chain verifies with the scanned round in it.
+    manual = call(store_client, "POST", "/tables/TCP-1/rounds", "dealer", floor, json=ROUND)
+    assert call(store_client, "GET", f"/rounds/{manual.json['round_id']}", "auditor",
+                floor).json["source"] == "manual"
+    engine = db.make_engine(floor.url)
+    try:
+        with db.session_factory(engine)() as session:
+            assert services.verify_log(session).ok
+    finally:
+        engine.dispose()
+
+
+def test_logging_with_a_photo_never_scanned_is_refused(store_client: FlaskClient,
+                                                       floor: Floor) -> None:
+    assert call(store_client, "POST", "/tables/TCP-1/shifts", "supervisor",
+                floor).status_code == 201
+    unknown = call(store_client, "POST", "/tables/TCP-1/rounds", "dealer", floor,
+                   json={**ROUND, "photo_sha256": "ab" * 32})
+    assert "scan the photo first" in assert_error(unknown, 422, "unknown_photo",
+                                                  "photo_sha256")
+    for bad in ("xyz", 12, "AB" * 32):
+        response = call(store_client, "POST", "/tables/TCP-1/rounds", "dealer", floor,
+                        json={**ROUND, "photo_sha256": bad})
+        assert_error(response, 400, "bad_request", "photo_sha256")
+    listed = call(store_client, "GET", "/rounds?table=TCP-1", "auditor", floor).json
+    assert listed["count"] == 0
+
+
+def test_dealer_screen_logs_a_scanned_round(store_auth: Auth, floor: Floor) -> None:
+    store_auth.as_role("supervisor")
+    client = store_auth.client
+    assert store_auth.post_form("/dealer/TCP-1/shift/open").status_code == 302
+    data = (SAMPLES / "scene_4.jpg").read_bytes()
+    sha = client.post("/dealer/TCP-1/scan", data=data,
+                      headers={"Content-Type": "image/jpeg",
+                               "X-CSRFToken": store_auth.token}).json["photo_sha256"]
+    logged = store_auth.post_json("/dealer/TCP-1/rounds", {**ROUND, "photo_sha256": sha},
+                                  **{"Idempotency-Key": "screen-scan-01"})
+    assert logged.status_code == 201, logged.text[:300]
+    page = client.get(f"/review/rounds/{logged.json['round_id']}")
+    assert page.status_code == 200
+    assert sha in page.text and f"/dealer/photos/{sha}" in page.text
+    photo = client.get(f"/dealer/photos/{sha}")
+    assert photo.status_code == 200 and photo.data == data
