@@ -10,6 +10,7 @@ The database is ``--database-url``, else ``DATABASE_URL``, else the SQLite file
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -136,9 +137,12 @@ def register(group: click.Group) -> None:
                   help="Only records logged at or after this ISO time (casino time zone "
                        "unless an offset is given).")
     @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+    @click.option("--workers", type=click.IntRange(0, 64), default=None,
+                  help="Processes that check rounds beside the chain walk, on a large log "
+                       "(default: one per core; 0: this process only).")
     @database_option
     def verify_log(table: str | None, since: str | None, as_json: bool,
-                   database_url: str | None) -> None:
+                   workers: int | None, database_url: str | None) -> None:
         """Recompute the audit chains and re-settle every logged round.
 
         Prints `OK: N rounds, chain head <hash>` (exit 0) or names the first record that
@@ -147,8 +151,9 @@ def register(group: click.Group) -> None:
         with _session(database_url) as session:
             when = parse_time(since, _zone(session))
             with _progress("verifying") as progress:
-                result = services.verify_log(session, table=table, since=when,
-                                             progress=progress)
+                result = services.verify_log(
+                    session, table=table, since=when, progress=progress,
+                    workers=(os.cpu_count() or 1) if workers is None else workers)
         if as_json:
             click.echo(json.dumps(result.to_json(), indent=1))
         else:

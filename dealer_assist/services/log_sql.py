@@ -165,6 +165,11 @@ def chunk_end_sql(r: Renderer, filters: str, chunk: int) -> str:
             f"ORDER BY r.id LIMIT 1 OFFSET {int(chunk) - 1}")
 
 
+def last_id_sql(r: Renderer, filters: str) -> str:
+    """The id of the last round after ``last`` (and ``filters``), if there is one."""
+    return (f"SELECT max(r.id) FROM rounds r WHERE r.id > {r.param('last')}{filters}")
+
+
 def events_sql(r: Renderer, since: bool) -> str:
     """A chain's events in seq order: id, seq, canonical text (NULL: not renderable),
     prev_hash, hash, round_id, digest, at as its iso text (NULL if not renderable), and,
@@ -199,5 +204,5 @@ def parse_seat_numbers(texts: list[str], counts: list[int]) -> list[bool] | str:
 _CARDS = re.compile(r'"[^"\n]*",')
 
 
-__all__ = ["SEAT_NUMBERS", "Renderer", "chunk_end_sql", "events_sql", "parse_seat_numbers",
+__all__ = ["SEAT_NUMBERS", "Renderer", "chunk_end_sql", "events_sql", "last_id_sql", "parse_seat_numbers",
            "renderer", "rounds_sql", "seats_sql"]

@@ -741,9 +741,13 @@ def _record_other(recorded: dict[str, dict[Any, _Recorded]], action: str, shift_
 
 
 def verify_log(session: orm.Session, table: str | None = None, since: datetime | None = None,
-               *, progress: Progress | None = None) -> VerifyResult:
+               *, progress: Progress | None = None, workers: int = 0) -> VerifyResult:
     """Recompute every chain and re-settle every round (of ``table``, logged at or after
-    ``since``); see the module docstring. Read-only. Returns a :class:`VerifyResult`."""
+    ``since``); see the module docstring. Read-only. Returns a :class:`VerifyResult`.
+
+    ``workers``: processes that may check rounds while this one walks the chains, if there
+    are more than :data:`PARALLEL_FROM` rounds (they are started with ``spawn``: a script
+    that asks for them needs the ``if __name__ == "__main__"`` guard)."""
     started = time.perf_counter()
     result = VerifyResult()
     with guard(session):
@@ -762,10 +766,11 @@ def verify_log(session: orm.Session, table: str | None = None, since: datetime |
                 chains += [c for (c,) in conn.execute(sa.select(ChainHead.chain))
                            if c not in chains]
             rules, versions = _load_rules(session, result)
+            checked = _start_rounds(conn, table_ids, since, rules, workers)
             recorded = _check_chains(conn, chains, since, result, progress)
             _check_rulesets(versions, recorded["ruleset"], result, since)
             _check_rounds(conn, tables, table_ids, since, rules, recorded["round"], result,
-                          progress)
+                          progress, checked)
             _check_records(session, table_ids, since, recorded, result)
         finally:
             session.rollback()
@@ -825,27 +830,35 @@ def _seat_totals(chunk: _Chunk | None, fast: _Fast | None) -> tuple[list[int], l
                                     for r in rows]
 
 
+#: One chunk of rounds as checked: ids, table ids, serials, seat counts, and per round the
+#: digest of its texts if everything but the digest proved well (None: not proven).
+Checked = tuple[list[Any], list[Any], list[Any], list[int], list[str | None]]
+
+
 def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[int] | None,
                   since: datetime | None, rules: dict[int, RuleSet],
                   recorded: dict[Any, _Recorded], result: VerifyResult,
-                  progress: Progress | None) -> None:
+                  progress: Progress | None, checked: Iterator[Checked]) -> None:
     """Every round: the fast path proves most rounds well from the texts the database
-    writes; every round it cannot prove is read again and checked (and its problems named)
-    by the reference path, :func:`_report_rounds`."""
+    writes (``checked``); every round it cannot prove is read again and checked (and its
+    problems named) by the reference path, :func:`_report_rounds`."""
     serial_tables: list[npt.NDArray[np.int64]] = []
     serial_numbers: list[npt.NDArray[np.int64]] = []
-    chunks = (_text_chunks(conn, table_ids, since) if FAST
-              else _range_chunks(conn, table_ids, since))
-    for cols in chunks:
-        ids = cols[0]
-        unproven = _prove_rounds(cols, rules, recorded) if FAST else list(ids)
+    for ids, table_of, serials, counts, verdicts in checked:
+        unproven = []
+        for round_id, digest in zip(ids, verdicts, strict=True):
+            entry = recorded.get(round_id)
+            if digest is not None and entry is not None and entry[0] == digest:
+                del recorded[round_id]
+            else:
+                unproven.append(round_id)
         if unproven:
             for chunk in _round_chunks(conn, None, None, None, ids=unproven):
                 _report_rounds(chunk, tables, rules, recorded, result)
-        serial_tables.append(_int64(cols[1]))
-        serial_numbers.append(_int64(cols[2]))
+        serial_tables.append(_int64(table_of))
+        serial_numbers.append(_int64(serials))
         result.rounds += len(ids)
-        result.seats += sum(n or 0 for n in cols[10])
+        result.seats += sum(counts)
         if progress is not None:
             progress("rounds", result.rounds, None)
     _check_serials(conn, tables, table_ids, since, serial_tables, serial_numbers, result)
@@ -860,6 +873,23 @@ def _check_rounds(conn: sa.Connection, tables: dict[int, str], table_ids: list[i
 
 #: Whether :func:`verify_log` takes the fast path (tests turn it off to compare).
 FAST = True
+#: From how many rounds on :func:`verify_log` checks rounds in worker processes too.
+PARALLEL_FROM = 200_000
+
+
+def _start_rounds(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None,
+                  rules: dict[int, RuleSet], workers: int) -> Iterator[Checked]:
+    """Begin checking the rounds: in worker processes (they start now, so they work while
+    this process walks the chains), or lazily here."""
+    if not FAST:
+        return _checked_by_reference(conn, table_ids, since)
+    queries = RoundQueries.build(conn.dialect, table_ids, since)
+    bounds = _chunk_bounds(conn, queries)
+    if workers > 0 and len(bounds) * CHUNK > PARALLEL_FROM:
+        from . import verify_workers
+
+        return verify_workers.start(conn, queries, bounds, rules, workers)
+    return _checked_here(conn, queries, bounds, rules)
 
 
 def _int64(column: Sequence[Any]) -> npt.NDArray[np.int64]:
@@ -890,36 +920,76 @@ def _time_param(at: datetime, dialect: sa.Dialect) -> Any:
     return at
 
 
-def _text_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None
-                 ) -> Iterator[list[list[Any]]]:
-    """Rounds in id order, CHUNK at a time, column by column as :func:`log_sql.rounds_sql`
-    selects them, then their seat counts and their seats' texts joined by commas (None if a
-    seat's text is NULL), read with the driver's own cursor."""
-    r = log_sql.renderer(conn.dialect)
-    params: dict[str, Any] = {}
-    filters = _filters(r, table_ids, since, params, conn.dialect)
-    rounds_sql = log_sql.rounds_sql(r, filters)
-    seats_sql = log_sql.seats_sql(r, filters)
-    end_sql = log_sql.chunk_end_sql(r, filters, CHUNK)
+@dataclass(frozen=True)
+class RoundQueries:
+    """The fast path's queries for one engine and one choice of table and time."""
+
+    rounds: str
+    seats: str
+    end: str
+    last: str
+    params: dict[str, Any]
+
+    @classmethod
+    def build(cls, dialect: sa.Dialect, table_ids: list[int] | None,
+              since: datetime | None) -> RoundQueries:
+        r = log_sql.renderer(dialect)
+        params: dict[str, Any] = {}
+        filters = _filters(r, table_ids, since, params, dialect)
+        return cls(log_sql.rounds_sql(r, filters), log_sql.seats_sql(r, filters),
+                   log_sql.chunk_end_sql(r, filters, CHUNK), log_sql.last_id_sql(r, filters),
+                   params)
+
+
+def _chunk_bounds(conn: sa.Connection, queries: RoundQueries) -> list[tuple[int, int]]:
+    """(first id, last id) of each CHUNK of rounds, in this snapshot."""
+    bounds = []
     cursor = conn.connection.cursor()
     try:
         last = 0
         while True:
-            cursor.execute(end_sql, {**params, "last": last})
+            cursor.execute(queries.end, {**queries.params, "last": last})
             row = cursor.fetchone()
-            hi = row[0] if row is not None else 2 ** 62
-            span = {**params, "lo": last + 1, "hi": hi}
-            cursor.execute(rounds_sql, span)
-            rounds = cursor.fetchall()
-            if not rounds:
-                return
-            cursor.execute(seats_sql, span)
-            seats = cursor.fetchall()
-            cols = _transpose(rounds, len(rounds[0]))
-            yield [*cols, *_group_seats(cols[0], seats)]
             if row is None:
-                return
-            last = hi
+                break
+            bounds.append((last + 1, row[0]))
+            last = row[0]
+        cursor.execute(queries.last, {**queries.params, "last": last})
+        row = cursor.fetchone()
+        if row is not None and row[0] is not None:
+            bounds.append((last + 1, row[0]))
+    finally:
+        cursor.close()
+    return bounds
+
+
+def read_chunk(cursor: Any, queries: RoundQueries, lo: int, hi: int) -> list[list[Any]]:
+    """Rounds with ``lo <= id <= hi`` column by column as :func:`log_sql.rounds_sql` selects
+    them, then their seat counts and their seats' texts joined by commas (None if a seat's
+    text is NULL), read with the driver's own ``cursor``."""
+    span = {**queries.params, "lo": lo, "hi": hi}
+    cursor.execute(queries.rounds, span)
+    rounds = cursor.fetchall()
+    if not rounds:
+        return [[] for _ in range(12)]
+    cursor.execute(queries.seats, span)
+    seats = cursor.fetchall()
+    cols = _transpose(rounds, len(rounds[0]))
+    return [*cols, *_group_seats(cols[0], seats)]
+
+
+def check_chunk(cols: list[list[Any]], rules: dict[int, RuleSet]) -> Checked:
+    """A chunk read by :func:`read_chunk`, checked: see :data:`Checked`."""
+    return cols[0], cols[1], cols[2], cols[10], _verdicts(cols, rules)
+
+
+def _checked_here(conn: sa.Connection, queries: RoundQueries, bounds: list[tuple[int, int]],
+                  rules: dict[int, RuleSet]) -> Iterator[Checked]:
+    """The chunks checked in this process."""
+    cursor = conn.connection.cursor()
+    try:
+        for lo, hi in bounds:
+            yield check_chunk(read_chunk(cursor, queries, lo, hi), rules)
     finally:
         cursor.close()
 
@@ -942,48 +1012,39 @@ def _group_seats(round_ids: list[Any], seats: list[Any]) -> tuple[list[int], lis
     return counts, joined
 
 
-def _range_chunks(conn: sa.Connection, table_ids: list[int] | None, since: datetime | None
-                  ) -> Iterator[list[list[Any]]]:
-    """The ids, tables and serials of the rounds and their seat counts (as
-    :func:`_text_chunks`, columns 0-2 and 10), for the reference path alone."""
+def _checked_by_reference(conn: sa.Connection, table_ids: list[int] | None,
+                          since: datetime | None) -> Iterator[Checked]:
+    """Every round unproven, for the reference path alone (tests compare the two)."""
     for chunk in _round_chunks(conn, table_ids, since, None):
         counts: dict[int, int] = defaultdict(int)
         for rid in chunk.seat_cols[0]:
             counts[rid] += 1
-        yield [chunk.round_cols[0], chunk.round_cols[1], chunk.round_cols[2], *[[]] * 7,
-               [counts[i] for i in chunk.round_cols[0]]]
+        ids = chunk.round_cols[0]
+        yield (ids, chunk.round_cols[1], chunk.round_cols[2], [counts[i] for i in ids],
+               [None] * len(ids))
 
 
-def _prove_rounds(cols: list[list[Any]], rules: dict[int, RuleSet],
-                  recorded: dict[Any, _Recorded]) -> list[int]:
-    """Pop the recorded entry of every round the chunk proves well; return the ids of the
-    others, in order.
-
-    A round is proven well when the database's text of its row and seats hashes to the
-    digest its ``round.logged`` event recorded, its rule set is readable, the numbers of that
-    same text re-settle to the stored nets, and the nets add up to the stored total.
-    """
+def _verdicts(cols: list[list[Any]], rules: dict[int, RuleSet]) -> list[str | None]:
+    """Per round of the chunk, the digest of the texts the database wrote for it, if its rule
+    set is readable, the numbers of that same text re-settle to the stored nets and the
+    nets add up to the stored total; else None. (The digest is then compared with the one
+    its ``round.logged`` event recorded.)"""
     ids, versions, totals, round_texts, seat_texts = (cols[i] for i in (0, 3, 8, 9, 11))
+    verdicts: list[str | None] = [None] * len(ids)
     try:
         layout = _text_layout(cols)
     except (TypeError, ValueError, OverflowError):
         layout = None
     if layout is None:
-        return list(ids)
+        return verdicts
     fast, keep = layout
     wrong = {item[0] for item in _fast_mismatches(fast, rules)}
     _, sums = _seat_totals(None, fast)
     sha256 = hashlib.sha256
-    proven: set[int] = set()
     for k, i in enumerate(keep):
-        round_id = ids[i]
-        entry = recorded.get(round_id)
-        if (entry is not None and versions[i] in rules and round_id not in wrong
-                and sums[k] == totals[i] and entry[0] == sha256(
-                    f"[{round_texts[i]},[{seat_texts[i]}]]".encode()).hexdigest()):
-            proven.add(round_id)
-            del recorded[round_id]
-    return [rid for rid in ids if rid not in proven]
+        if versions[i] in rules and ids[i] not in wrong and sums[k] == totals[i]:
+            verdicts[i] = sha256(f"[{round_texts[i]},[{seat_texts[i]}]]".encode()).hexdigest()
+    return verdicts
 
 
 def _text_layout(cols: list[list[Any]]) -> tuple[_Fast, list[int]] | None:

@@ -218,3 +218,21 @@ def test_since_and_table_filters_take_the_fast_path(floor: Floor, session: orm.S
         _same(fast, reference)
         assert fast.ok, (kwargs, fast.summary())
     assert services.verify_log(session, table="T2").rounds == 3
+
+
+def test_worker_processes_find_what_one_process_finds(floor: Floor, session: orm.Session,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rounds checked in two worker processes (in the caller's snapshot) give the same
+    result as in the calling process, clean and tampered."""
+    ids = _populate(floor, session)
+    monkeypatch.setattr(verify, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(verify, "CHUNK", 4)  # several chunks, so both workers get some
+    alone = services.verify_log(session)
+    assert alone.ok, alone.summary()
+    assert services.verify_log(session, workers=2).summary() == alone.summary()
+    session.close()
+    tamper(floor.engine, *_net(ids), *_deleted_seat_and_round(ids))
+    alone = services.verify_log(session)
+    both = services.verify_log(session, workers=2)
+    _same(both, alone)
+    assert not both.ok and both.rounds == alone.rounds == len(ids)
