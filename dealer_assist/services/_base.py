@@ -40,11 +40,18 @@ def unavailable(error: sa_exc.DBAPIError) -> StoreUnavailable:
         return StoreUnavailable(
             f"the database is locked: another program kept it busy beyond the wait limit "
             f"({text}); nothing was written, try again")
+    if _read_only(error):
+        return StoreUnavailable(f"the database is read-only ({text}); nothing was written")
     return StoreUnavailable(f"the database cannot be reached ({text}); nothing was written")
 
 
+def _read_only(error: sa_exc.DBAPIError) -> bool:
+    # PostgreSQL 25006: a standby, or a server set read-only (default_transaction_read_only).
+    return getattr(error.orig, "sqlstate", None) == "25006"
+
+
 def _is_unavailable(error: sa_exc.DBAPIError) -> bool:
-    if error.connection_invalidated:
+    if error.connection_invalidated or _read_only(error):
         return True
     if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError)):
         text = _describe(error).lower()

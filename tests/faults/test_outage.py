@@ -275,29 +275,51 @@ def test_postgresql_chain_locked_then_released(pg_floor: Floor, tmp_path: Path) 
     assert verify(pg_floor.url).ok
 
 
-def test_sqlite_read_only_database(sqlite_floor: Floor, tmp_path: Path) -> None:
-    """A read-only database (a file system remounted read-only; opened here with SQLite's
-    ``mode=ro``, since the tests may run as root, whom file permissions do not stop): reads
-    go on, every write is a clear 503, nothing is written."""
+@pytest.mark.parametrize("engine", ["sqlite", *(["postgresql"] if PG_URL else [])])
+def test_read_only_database(engine: str, tmp_path: Path) -> None:
+    """A read-only database: reads go on, every write (API, a sign-in, which is audited) is
+    a clear 503, nothing is written. SQLite: a file system remounted read-only, opened here
+    with ``mode=ro`` (the tests may run as root, whom file permissions do not stop).
+    PostgreSQL: a standby after a failover, or a server set read-only, here by
+    ``default_transaction_read_only`` on the app's connections (it was a 500 and a logged
+    trace)."""
     from dealer_assist.web import create_app
     from dealer_assist.web.backend import get_backend
-    from tests.security.floor import counts
+    from tests.security.floor import build_floor, cheap_hashing, counts, drop_pg_schema
 
-    path = sa.engine.make_url(sqlite_floor.url).database
-    app = create_app({"TESTING": True,
-                      "DATABASE_URL": f"sqlite:///file:{path}?mode=ro&uri=true"},
-                     instance_path=tmp_path)
-    before = counts(sqlite_floor.url)
+    cheap_hashing()
+    floor = build_floor(engine, tmp_path, tables=("T1",))
+    url = sa.engine.make_url(floor.url)
+    if engine == "sqlite":
+        read_only = f"sqlite:///file:{url.database}?mode=ro&uri=true"
+    else:
+        options = f"{url.query['options']} -cdefault_transaction_read_only=on"
+        read_only = url.update_query_dict({"options": options}).render_as_string(
+            hide_password=False)
+    app = create_app({"TESTING": True, "DATABASE_URL": read_only}, instance_path=tmp_path)
+    before = counts(floor.url)
     try:
         client = app.test_client()
-        auth = {"Authorization": f"Bearer {sqlite_floor.tokens['supervisor']}"}
+        auth = {"Authorization": f"Bearer {floor.tokens['supervisor']}"}
         assert client.get("/api/v1/rounds", headers=auth).status_code == 200
         for method, path_, body in (("POST", "/api/v1/tables/T1/rounds", round_json(1)),
                                     ("POST", "/api/v1/shifts/1/close", None)):
             started = time.monotonic()
-            response = client.open(path_, method=method, json=body, headers=auth)
+            response = client.open(path_, method=method, json=body,
+                                   headers={**auth, "Idempotency-Key": "read-only-1"})
             assert_unavailable(response.status_code, response.get_json(), started, 5)
-            assert "readonly" in response.get_json()["error"]["message"]
+            message = response.get_json()["error"]["message"]
+            assert "readonly" in message or "read-only" in message, message
+        page = client.get("/auth/login")
+        csrf = re.search(r'name="csrf-token" content="([^"]+)"', page.text)
+        assert csrf
+        signed = client.post("/auth/login", data={"name": "sam", "password": PASSWORDS["sam"],
+                                                  "csrf_token": csrf.group(1)})
+        assert signed.status_code == 503, signed.status_code
+        assert "Traceback" not in signed.text and "read" in signed.text.lower()
     finally:
         get_backend(app).close()
-    assert counts(sqlite_floor.url) == before
+        after = counts(floor.url)
+        if floor.schema:
+            drop_pg_schema(floor.schema)
+    assert after == before
