@@ -413,7 +413,9 @@ def authenticate(session: orm.Session, name: str, password: str, *,
                  address: str | None = None) -> User | None:
     """The active user with this name and password, or None. Logs ``user.login`` or
     ``user.login_failed`` on the floor chain either way, with the client's ``address``
-    when given (sign-in throttling counts these: :mod:`dealer_assist.services.signins`)."""
+    when given (sign-in throttling counts these: :mod:`dealer_assist.services.signins`);
+    a name no user has is logged as a digest (it may be a password typed in the wrong
+    field)."""
     where = {} if address is None else {"address": address[:100]}
     with guard(session):
         user = session.scalars(sa.select(User).where(User.name == name)).one_or_none()
@@ -432,7 +434,10 @@ def authenticate(session: orm.Session, name: str, password: str, *,
                 append_event(session, chain=FLOOR_CHAIN, actor=user.name, action="user.login",
                              payload={"user_id": user.id, **where})
             else:
-                append_event(session, chain=FLOOR_CHAIN, actor=name[:100],
+                from .signins import unknown_name
+
+                append_event(session, chain=FLOOR_CHAIN,
+                             actor=name[:100] if user is not None else unknown_name(name),
                              action="user.login_failed",
                              payload={"reason": "inactive" if user is not None
                                       and not user.active else "bad name or password",

@@ -6,12 +6,16 @@ floor chain by :func:`~dealer_assist.services.admin.authenticate`: ``user.login`
 back, they let every worker process of a served app, and the app after a restart, count
 the same failures (no table of its own: the audit log already holds them).
 
+A name that belongs to no user is logged as :func:`unknown_name`, a digest: people type
+their password into the name field, and the audit log keeps everything for ever.
+
 The floor chain is walked newest first along its ``(chain, seq)`` index, a page at a
 time, until events older than ``since``; at most ``limit`` events are read.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +30,15 @@ from ._base import read
 #: The audit actions a sign-in leaves.
 SIGN_IN_ACTIONS = ("user.login", "user.login_failed")
 _PAGE = 200
+
+
+def unknown_name(name: str) -> str:
+    """How a failed sign-in under a name no user has is logged: a digest, never the text.
+
+    >>> unknown_name("Hunter2!")
+    'unknown name cb1ade2b05e7'
+    """
+    return "unknown name " + hashlib.sha256(name.strip().lower().encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -71,4 +84,4 @@ def _address(payload: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-__all__ = ["SIGN_IN_ACTIONS", "SignIn", "recent_sign_ins"]
+__all__ = ["SIGN_IN_ACTIONS", "SignIn", "recent_sign_ins", "unknown_name"]

@@ -276,6 +276,8 @@ def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_T
     connection pool (one connection per thread). PostgreSQL: psycopg 3 (a bare
     ``postgresql://`` URL is switched to it), connect and lock timeouts, TCP keepalives,
     pre-ping (itself bounded by :data:`PG_PING_TIMEOUT`).
+    Statement parameters never appear in logs or exception messages (``hide_parameters``:
+    they hold names, which may be a password typed in the wrong field, and hashes).
     ``sqlite_busy_timeout``: seconds a SQLite writer waits for the lock before
     :class:`~dealer_assist.services.errors.StoreUnavailable`. ``statement_timeout``
     (PostgreSQL; a served app passes :data:`SERVED_STATEMENT_TIMEOUT`, the command line
@@ -289,13 +291,14 @@ def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_T
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         options: dict[str, Any] = {
+            "hide_parameters": True,
             "connect_args": {"timeout": sqlite_busy_timeout, "check_same_thread": False},
             "pool_size": 8,
             "max_overflow": 16,
             "pool_timeout": 30,
         }
         if not database or database == ":memory:":
-            options = {"connect_args": {"check_same_thread": False},
+            options = {"hide_parameters": True, "connect_args": {"check_same_thread": False},
                        "poolclass": sa.pool.StaticPool}
         options.update(kwargs)
         engine = sa.create_engine(parsed, **options)
@@ -308,7 +311,8 @@ def make_engine(url: str | sa.URL, *, sqlite_busy_timeout: float = SQLITE_BUSY_T
             parsed = parsed.set(drivername="postgresql+psycopg")
         connect_args = {"connect_timeout": PG_CONNECT_TIMEOUT, **PG_TCP,
                         **kwargs.pop("connect_args", {})}
-        options = {"pool_pre_ping": True, "pool_size": 10, "max_overflow": 20,
+        options = {"hide_parameters": True, "pool_pre_ping": True, "pool_size": 10,
+                   "max_overflow": 20,
                    "connect_args": connect_args}
         options.update(kwargs)
         engine = sa.create_engine(parsed, **options)

@@ -128,7 +128,7 @@ def sign_in_wait(name: str) -> int:
     if not _from_log():
         throttle = _throttle()
         return max(throttle.locked_for(key) for key in _keys(name))
-    from dealer_assist.services.signins import recent_sign_ins
+    from dealer_assist.services.signins import recent_sign_ins, unknown_name
 
     from .store import store
 
@@ -137,7 +137,8 @@ def sign_in_wait(name: str) -> int:
         events = recent_sign_ins(
             s, now - timedelta(seconds=2 * (rule["window"] + rule["lockout"])))
     wait = 0
-    for matches in (lambda e: e.name.lower() == name.lower(),
+    logged_as = {name.lower(), unknown_name(name).lower()}
+    for matches in (lambda e: e.name.lower() in logged_as,
                     lambda e: e.address == request.remote_addr):
         failures: list[float] = []
         for event in events:

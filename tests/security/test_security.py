@@ -151,6 +151,29 @@ def test_passwords_and_tokens_never_in_clear(floor: Floor, tmp_path: Path,
         client.get("/api/v1/tables", headers={"Authorization": f"Bearer {token}x"})
     client.post("/api/v1/tables/TCP-1/rounds", json=round_json(1),
                 headers={"Authorization": f"Bearer {floor.tokens['dealer']}"})
+    # A password typed into the name field (it happens): a failed sign-in, never stored.
+    client.post("/auth/login", data={"name": PASSWORDS["ada"], "password": "x",
+                                     "csrf_token": csrf_of(client, "/auth/login")})
+    # A supervisor's password typed at a dealer's screen to approve a large payout (a
+    # straight flush on $1,000 of pair plus pays 40:1), wrong and then right, by the API
+    # and by the screen's fetch.
+    big = {"dealer": ["2C", "7D", "9H"],
+           "seats": [{"seat": 1, "cards": ["9S", "TS", "JS"], "ante": 1000, "play": True,
+                      "pair_plus": 100_000}]}
+    dealer = {"Authorization": f"Bearer {floor.tokens['dealer']}"}
+    for n, password in enumerate(("approval-wrong-guess-77", PASSWORDS["sam"])):
+        answer = client.post("/api/v1/tables/TCP-1/rounds", headers={
+            **dealer, "Idempotency-Key": f"approval-api-{n}"},
+            json={**big, "approval": {"supervisor": "sam", "password": password}})
+        assert answer.status_code == (403, 201)[n], answer.text[:300]
+    client.post("/auth/login", data={"name": "dana", "password": PASSWORDS["dana"],
+                                     "csrf_token": csrf_of(client, "/auth/login")})
+    screen = csrf_of(client, "/dealer/TCP-2")
+    for n, password in enumerate(("approval-wrong-guess-78", PASSWORDS["sam"])):
+        answer = client.post("/dealer/TCP-2/rounds", headers={
+            "X-CSRFToken": screen, "Idempotency-Key": f"approval-screen-{n}"},
+            json={**big, "approval": {"supervisor": "sam", "password": password}})
+        assert answer.status_code == (403, 201)[n], answer.text[:300]
     get_backend(app).close()
     engine = db.make_engine(floor.url)
     try:
@@ -159,7 +182,8 @@ def test_passwords_and_tokens_never_in_clear(floor: Floor, tmp_path: Path,
             services.update_user(session, "dana", password="a-new-password-42")
     finally:
         engine.dispose()
-    secrets = [*PASSWORDS.values(), *floor.tokens.values(), extra_token, "a-new-password-42"]
+    secrets = [*PASSWORDS.values(), *floor.tokens.values(), extra_token, "a-new-password-42",
+               "approval-wrong-guess-77", "approval-wrong-guess-78"]
     stored = all_text(floor.url)
     logged = caplog.text
     assert "SELECT" in logged and "api_tokens" in logged, "the capture sees the SQL"

@@ -20,6 +20,7 @@ from dealer_assist.web import create_app
 from dealer_assist.web.backend import get_backend
 
 from .floor import PASSWORDS, Floor
+from .test_security import all_text
 
 MAX = 5     # the production default of LOGIN_MAX_FAILURES
 
@@ -115,3 +116,13 @@ def test_wrong_approvals_at_a_dealer_screen_count_too(apps: list[Flask], floor: 
     # The supervisor cannot sign in either until the lockout ends (same name).
     assert attempt(apps[0], "sam", PASSWORDS["sam"], address="10.0.0.99") == 429
 
+
+
+def test_an_unknown_name_is_throttled_though_logged_as_a_digest(apps: list[Flask],
+                                                                 floor: Floor) -> None:
+    """A name no user has is logged as a digest (it may be a password typed in the name
+    field), and still counted: from five addresses, the sixth try is refused."""
+    statuses = [attempt(apps[i % 2], "Hunter2!", "x", address=f"10.1.0.{i}")
+                for i in range(MAX + 1)]
+    assert statuses == [401] * MAX + [429], statuses
+    assert "Hunter2" not in all_text(floor.url)
