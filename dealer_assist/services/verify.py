@@ -11,7 +11,7 @@ record that fails:
    still hash to the digest its ``round.logged`` event recorded (and every logged round
    still exists); the stored nets equal a fresh settlement of the stored cards and stakes
    under the stored rule set, through the domain's batch path; the stored total adds up;
-4. every void, correction, misdeal, shift and chip movement matches its event's digest.
+4. every void, correction, misdeal, shift, chip movement and drop matches its event's digest.
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from dealer_assist.store.models import (
 
 from . import log_sql
 from ._base import find_table, guard
+from .drops import check_drops
 from .errors import InvalidInput
 from .rounds import round_event_digest
 from .shifts import _close_digest, _open_digest, movement_digest
@@ -772,6 +773,8 @@ def verify_log(session: orm.Session, table: str | None = None, since: datetime |
             _check_rounds(conn, tables, table_ids, since, rules, recorded["round"], result,
                           progress, checked)
             _check_records(session, table_ids, since, recorded, result)
+            for at, where, what in check_drops(session, table_ids=table_ids, since=since):
+                result.add(at, where, what)
         finally:
             session.rollback()
     if table is not None:

@@ -126,10 +126,11 @@ def floor(engine: sa.Engine, db_url: str, session: orm.Session) -> Floor:
 
 def drop_triggers(engine: sa.Engine) -> None:
     """What an attacker with database access does first: remove the append-only triggers."""
-    from dealer_assist.store.models import APPEND_ONLY_TABLES
+    from dealer_assist.store import models
 
     with engine.begin() as conn:
-        for table in APPEND_ONLY_TABLES:
+        for table in (*models.APPEND_ONLY_TABLES, *models.APPEND_ONLY_TABLES_0002,
+                      *models.APPEND_ONLY_TABLES_0003):
             if engine.dialect.name == "sqlite":
                 conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_no_update")
                 conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_no_delete")

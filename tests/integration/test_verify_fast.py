@@ -236,3 +236,22 @@ def test_worker_processes_find_what_one_process_finds(floor: Floor, session: orm
     both = services.verify_log(session, workers=2)
     _same(both, alone)
     assert not both.ok and both.rounds == alone.rounds == len(ids)
+
+
+def test_a_changed_drop_fails_verify_log(floor: Floor, session: orm.Session) -> None:
+    from dealer_assist.services import drops
+
+    _populate(floor, session)
+    shift = services.close_shift(session, table="T1", user="sue",
+                                 closing_inventory={500: 90, 2500: 40})
+    shift_id = shift.id
+    drop_id = drops.record_drop(session, shift_id=shift_id, user="abe", cash=50_000).id
+    session.commit()
+    assert services.verify_log(session).ok
+    session.close()
+    tamper(floor.engine, f"UPDATE shift_drops SET cash = 5000, amount = 5000 "
+                         f"WHERE id = {drop_id}")
+    result = services.verify_log(session)
+    assert not result.ok
+    assert any(f"drop {drop_id} of shift {shift_id}" in str(p) and "changed" in str(p)
+               for p in result.problems), result.summary()
