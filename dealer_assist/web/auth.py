@@ -19,7 +19,14 @@ from flask import (
     session,
     url_for,
 )
-from flask_login import LoginManager, UserMixin, current_user, login_user, logout_user
+from flask_login import (
+    LoginManager,
+    UserMixin,
+    current_user,
+    login_url,
+    login_user,
+    logout_user,
+)
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
@@ -70,6 +77,20 @@ def _load_user(user_id: str) -> User | None:
     except (ValueError, BackendError):
         return None
     return None if info is None or not info.active else User(info)
+
+
+@login_manager.unauthorized_handler
+def _unauthorized() -> Any:
+    """Not signed in (or the sign-in expired): a page goes to the sign-in page; a screen's
+    fetch gets a 401 in the JSON error shape (following a redirect it would get the
+    sign-in page's HTML with a 200, and could not tell the dealer what happened)."""
+    from .errors import error_response, wants_json
+
+    if wants_json():
+        return error_response(401, "unauthorized", "you are not signed in, or your sign-in "
+                              "has expired: sign in again; nothing was done")
+    flash(login_manager.login_message)
+    return redirect(login_url(login_manager.login_view, request.url))
 
 
 def signed_in_user() -> User:
