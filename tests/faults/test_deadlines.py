@@ -191,3 +191,41 @@ def test_sqlite_writers_in_line_fail_within_the_busy_timeout(tmp_path: Path) -> 
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 1
     engine.dispose()
+
+
+@pg_only
+def test_a_session_stuck_in_a_transaction_is_ended_and_its_locks_freed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that stops mid-transaction (stuck, or its client gone quiet) while holding
+    a row lock: the server ends the session after the idle-in-transaction timeout (60 s
+    served; 2.5 s here), so other writers are not blocked behind it for ever."""
+    monkeypatch.setattr(db, "PG_IDLE_IN_TRANSACTION_TIMEOUT", 2.5)
+    stuck = db.make_engine(PG_URL or "", statement_timeout=STATEMENT)
+    other = db.make_engine(PG_URL or "", statement_timeout=STATEMENT)
+    try:
+        with stuck.connect() as conn:
+            conn.exec_driver_sql("CREATE TEMPORARY TABLE scratch (x integer)")
+            pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+            conn.exec_driver_sql("SELECT pg_advisory_xact_lock(424242)")
+            with other.connect() as second:     # the lock is held: the other one waits
+                error, _ = _timed(lambda: second.exec_driver_sql(
+                    "SELECT pg_advisory_xact_lock(424242)"))
+                assert isinstance(error, sa_exc.OperationalError), error
+                second.rollback()
+                time.sleep(3)                       # the stuck session stays idle
+                started = time.monotonic()
+                second.exec_driver_sql("SELECT pg_advisory_xact_lock(424242)")   # freed
+                assert time.monotonic() - started < LOADED
+                second.rollback()
+                gone = second.exec_driver_sql(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = %(pid)s",
+                    {"pid": pid}).scalar()
+                assert gone == 0
+            # The stuck worker's next statement: the connection is gone, which is a 503.
+            error, _ = _timed(lambda: conn.exec_driver_sql("SELECT 1"))
+            assert isinstance(error, sa_exc.DBAPIError), error
+            assert error.connection_invalidated, error
+            assert "idle-in-transaction" in unavailable(error).message
+    finally:
+        stuck.dispose()
+        other.dispose()
