@@ -251,14 +251,15 @@ def _transpose(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
 
 
 def _round_query(times: _Times) -> tuple[sa.ColumnElement[Any], ...]:
-    cols = [*_ROUND_COLS[:_AT], times.column(_R.at).label("at"), *_ROUND_COLS[_AT + 1:]]
+    cols: list[sa.ColumnElement[Any]] = [*_ROUND_COLS[:_AT], times.column(_R.at).label("at"),
+                                         *_ROUND_COLS[_AT + 1:]]
     if times.sqlite:
         cols[_MISDEAL] = sa.type_coerce(_R.misdeal, sa.types.NullType())
     return tuple(cols)
 
 
 def _seat_query(times: _Times) -> tuple[sa.ColumnElement[Any], ...]:
-    cols = list(_SEAT_COLS)
+    cols: list[sa.ColumnElement[Any]] = list(_SEAT_COLS)
     if times.sqlite:
         cols[_PLAY] = sa.type_coerce(_S.play, sa.types.NullType())
     return tuple(cols)
@@ -617,13 +618,13 @@ def _stream(conn: sa.Connection, sql: str, params: dict[str, Any]) -> Iterator[l
     PostgreSQL, so a million events are never all in memory)."""
     raw = conn.connection
     if conn.dialect.name == "postgresql":
-        cursor = raw.dbapi_connection.cursor(name="verify_log_events")  # type: ignore[union-attr,call-arg]
+        cursor = raw.dbapi_connection.cursor(name="verify_log_events")  # type: ignore[union-attr]
     else:
         cursor = raw.cursor()
     try:
         cursor.execute(sql, params)
         while part := cursor.fetchmany(CHUNK):
-            yield part
+            yield list(part)
     finally:
         cursor.close()
 
@@ -1095,8 +1096,9 @@ def _text_layout(cols: list[list[Any]]) -> tuple[_Fast, list[int]] | None:
     cards = seats[:, 1:4]
     fast = _Fast(round_ids=[ids[i] for i in keep], seat_no=seat_no, starts=starts, ends=ends,
                  numbers=seats[:, 4:15], cards=np.where(cards < 0, 0, cards),
-                 cards_null=(cards < 0).any(axis=1), dealer=np.where(dealer < 0, 0, dealer),
-                 dealer_null=(dealer < 0).any(axis=1),
+                 cards_null=np.asarray((cards < 0).any(axis=1)),
+                 dealer=np.where(dealer < 0, 0, dealer),
+                 dealer_null=np.asarray((dealer < 0).any(axis=1)),
                  misdeal=_int64([misdeal[i] for i in keep]) != 0,
                  versions=_int64([versions[i] for i in keep]))
     return fast, keep
