@@ -24,7 +24,7 @@ from dealer_assist.store.models import ROLES, utcnow
 from .auth import requires, signed_in_user
 from .backend import BackendError
 from .shifts import parse_amount
-from .store import forget_table, local_time, store
+from .store import forget_table, forget_tokens, local_time, store
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
@@ -210,6 +210,7 @@ def update_user(name: str) -> Response:
         raise BackendError("say what to change: roles, active or password", "what")
     with store(write=True) as s:
         services.update_user(s, name, actor=_me(), **kwargs)
+    forget_tokens()
     flash(f"User {name}: {form.get('what')} changed.")
     return redirect(url_for("admin.users"))
 
@@ -244,6 +245,7 @@ def create_token() -> str:
 def revoke_token(token_id: int) -> Response:
     with store(write=True) as s:
         services.revoke_token(s, token_id, actor=_me())
+    forget_tokens()
     flash(f"Token {token_id} revoked.")
     return redirect(url_for("admin.tokens"))
 

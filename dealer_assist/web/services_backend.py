@@ -35,6 +35,7 @@ from .backend import (
     UnavailableError,
     UserInfo,
 )
+from .token_cache import TokenCache
 
 T = TypeVar("T")
 
@@ -78,6 +79,8 @@ class ServicesBackend:
         # plan only (log_round reads the table itself), so they are kept a moment.
         self._table_cache: dict[str, tuple[float, TableInfo]] = {}
         self.table_cache_seconds = 2.0
+        #: API tokens checked in the last few seconds (no database read per request).
+        self.tokens: TokenCache[UserInfo] = TokenCache()
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> ServicesBackend:
@@ -122,10 +125,18 @@ class ServicesBackend:
         return self._run(run)
 
     def user_for_token(self, token: str) -> UserInfo | None:
+        """The token's user, remembered a few seconds (see :mod:`.token_cache`)."""
+        known = self.tokens.get(token)
+        if known is not None:
+            return known
+
         def run(s: orm.Session) -> UserInfo | None:
             user = services.user_for_token(s, token)
             return None if user is None else user_info(user)
-        return self._run(run)
+        found = self._run(run)
+        if found is not None:
+            self.tokens.put(token, found)
+        return found
 
     # ---- tables and shifts -----------------------------------------------------------
 

@@ -46,6 +46,14 @@ def forget_table(name: str) -> None:
         cache.pop(name, None)
 
 
+def forget_tokens() -> None:
+    """Drop this process's remembered API tokens after a token or user change (other
+    worker processes drop theirs within :data:`~.token_cache.TOKEN_SECONDS`)."""
+    tokens = getattr(get_backend(), "tokens", None)
+    if tokens is not None:
+        tokens.clear()
+
+
 def casino_zone() -> ZoneInfo:
     """The casino's time zone (read once per request)."""
     zone: ZoneInfo | None = g.get("casino_zone")
@@ -78,4 +86,4 @@ def parse_local(text: str | None) -> datetime | None:
     return when.astimezone(UTC)
 
 
-__all__ = ["casino_zone", "forget_table", "local_time", "parse_local", "store"]
+__all__ = ["casino_zone", "forget_table", "forget_tokens", "local_time", "parse_local", "store"]
