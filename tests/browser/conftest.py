@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,8 +79,9 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
+@contextmanager
+def tablet_tab(browser: Any) -> Iterator[Any]:
+    """A tab at tablet size with touch; any JavaScript error fails the test."""
     context = browser.new_context(viewport={"width": 1024, "height": 768}, has_touch=True)
     tab = context.new_page()
     errors: list[str] = []
@@ -87,6 +89,12 @@ def page(browser: Any) -> Iterator[Any]:
     yield tab
     context.close()
     assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    with tablet_tab(browser) as tab:
+        yield tab
 
 
 def shot(page: Any, name: str) -> Path:

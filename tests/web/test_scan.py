@@ -87,6 +87,21 @@ def cli_scan(image: Path, zones: dict[str, Any], tmp_path: Path) -> dict[str, An
     return out
 
 
+def check_honest(result: dict[str, Any], truth: dict[str, Any]) -> None:
+    """What the reader promises, whatever it reads: a card read at or over the threshold
+    in a hand that is not flagged is the true card of that seat; every card under the
+    threshold is flagged for the dealer's confirmation."""
+    true_cards = {(str(c["seat"]), c["card"]) for c in truth["cards"]}
+    items = result["needs_confirmation"]
+    flagged_hands = {i["hand"] for i in items if i.get("hand") is not None}
+    flagged_cards = {(i["hand"], i["card"]) for i in items if i.get("card")}
+    for card in result["cards"]:
+        if card["confidence"] < result["threshold"]:
+            assert (card["hand"], card["card"]) in flagged_cards, card
+        elif card["hand"] not in flagged_hands:
+            assert (str(card["seat"]), card["card"]) in true_cards, card
+
+
 # ---------------------------------------------------------------- a good photo
 
 def test_scan_reads_the_photo_as_the_command_line_does(store_app: Flask,
@@ -106,16 +121,7 @@ def test_scan_reads_the_photo_as_the_command_line_does(store_app: Flask,
         assert set(card) >= {"card", "confidence", "corners", "hand", "seat"}
         assert len(card["corners"]) == 4
         assert card["seat"] in {None, "dealer", *range(1, 8)}
-    # Honest: a card read at or over the threshold in a hand that is not flagged is the
-    # true card of that seat; every card under it is flagged for confirmation.
-    truth = {(str(c["seat"]), c["card"]) for c in TRUTH["cards"]}
-    flagged_hands = {i["hand"] for i in body["needs_confirmation"] if i.get("hand") is not None}
-    flagged_cards = {(i["hand"], i["card"]) for i in body["needs_confirmation"] if i.get("card")}
-    for card in body["cards"]:
-        if card["confidence"] < body["threshold"]:
-            assert (card["hand"], card["card"]) in flagged_cards, card
-        elif card["hand"] not in flagged_hands:
-            assert (str(card["seat"]), card["card"]) in truth, card
+    check_honest(body, TRUTH)
     assert kept(store_app) == [store_app.instance_path / Path("photos") / body["photo_sha256"][:2]
                                / f"{body['photo_sha256']}.jpg"]
 

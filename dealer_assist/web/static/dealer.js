@@ -93,8 +93,13 @@
   let lastStakes = cfg.lastStakes || [];
   let activeHand = "dealer";
   let activeStake = $('.stake-input[data-seat="1"][data-stake="ante"]');
-  let preview = null;            // {payload, key, response}
+  let preview = null;            // {payload, key, response, photo}
   let busy = false;
+  /* The camera scan (scan.js) plugs in here: a class for a doubtful card's face, its notes
+   * under the hands, a message while a scanned card awaits confirmation (Settle waits), the
+   * scanned photo's SHA-256 for the log, and a reset once the round is logged. */
+  const hooks = {faceClass: () => "", render: () => {}, pending: () => "", photo: () => null,
+                 reset: () => {}, open: () => false};
 
   $(".seats").style.setProperty("--seats", String(SEATS));
 
@@ -138,7 +143,7 @@
         return;
       }
       const dup = seen.has(card) || raw.slice(0, i).map(parseCard).includes(card);
-      const node = face(card, dup ? "dup" : "");
+      const node = face(card, [dup ? "dup" : "", hooks.faceClass(hand, card)].join(" ").trim());
       node.setAttribute("role", "button");
       node.setAttribute("aria-label", "Remove " + card);
       box.append(node);
@@ -174,6 +179,7 @@
     renderPicker();
     for (const h of $$(".hand")) h.classList.toggle("active", h.dataset.hand === activeHand);
     for (const s of $$(".stake-input")) s.classList.toggle("active", s === activeStake);
+    hooks.render();
   }
 
   function clearErrors() {
@@ -444,12 +450,17 @@
       }
       return;
     }
+    const waiting = hooks.pending();
+    if (waiting) {
+      $("#general-error").textContent = waiting;
+      return;
+    }
     busy = true;
     $("#settle").disabled = true;
     try {
       const r = await post(cfg.settleUrl, payload);
       if (r.ok && r.data) {
-        preview = {payload, key: newKey(), response: r.data};
+        preview = {payload, key: newKey(), response: r.data, photo: hooks.photo()};
         showResult(r.data, null);
       } else if (r.data && r.data.error) {
         if (r.status === 401) $("#general-error").textContent =
@@ -580,6 +591,7 @@
     for (const h of hands) cardsInput(h).value = "";
     for (const k of Object.keys(decisions)) delete decisions[k];
     preview = null;
+    hooks.reset();
     $("#misdeal-reason").value = "";
     hideResult();
     clearErrors();
@@ -624,8 +636,7 @@
     button.disabled = true;
     $("#approval-error").textContent = "";
     try {
-      const r = await post(cfg.logUrl, {...preview.payload,
-                                        approval: {supervisor: name, password}},
+      const r = await post(cfg.logUrl, {...logBody(), approval: {supervisor: name, password}},
                            {"Idempotency-Key": preview.key});
       $("#approval-password").value = "";
       if (r.ok && r.data) {
@@ -647,6 +658,11 @@
     }
   }
 
+  /* The round as logged: a scanned round names its photo (kept by the server). */
+  function logBody() {
+    return preview.photo ? {...preview.payload, photo_sha256: preview.photo} : preview.payload;
+  }
+
   async function confirmAndLog() {
     if (!preview || busy) return;
     busy = true;
@@ -654,7 +670,7 @@
     button.disabled = true;
     $("#result-error").textContent = "";
     try {
-      const r = await post(cfg.logUrl, preview.payload, {"Idempotency-Key": preview.key});
+      const r = await post(cfg.logUrl, logBody(), {"Idempotency-Key": preview.key});
       if (r.ok && r.data) {
         startNextRound(r.data);
         return;
@@ -734,7 +750,7 @@
       const r = await post(cfg.settleUrl, payload);
       if (r.ok && r.data) {
         closeMisdeal();
-        preview = {payload, key: newKey(), response: r.data};
+        preview = {payload, key: newKey(), response: r.data, photo: hooks.photo()};
         showResult(r.data, null);
         $("#result-title").textContent = "Misdeal: every stake returned";
       } else {
@@ -773,6 +789,7 @@
   });
 
   document.addEventListener("keydown", (ev) => {
+    if (hooks.open()) return;
     if (!$("#misdeal-dialog").hidden) {
       if (ev.key === "Escape") {
         ev.preventDefault();
@@ -801,5 +818,8 @@
   renderAll();
   if (lastStakes.length) cardsInput("dealer").focus();
   else stakeInput(1, "ante").focus();
-  window.dealerScreen = {collect, lane: () => lane().map((n) => n.id || n.dataset.seat)};
+  window.dealerScreen = {
+    collect, lane: () => lane().map((n) => n.id || n.dataset.seat), hooks, cardsInput, handCards,
+    parseCard, renderAll, invalidatePreview,
+    focusHand: (hand) => { setActiveHand(hand); cardsInput(hand).focus(); }};
 })();
