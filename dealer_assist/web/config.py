@@ -45,13 +45,16 @@ class Config:
     #: Payouts above this (cents) are flagged for a supervisor, unless the table sets its own.
     LARGE_PAYOUT_THRESHOLD: int | None = 500_000
 
-    #: Camera scan: kept photos (``None``: ``photos/`` in the instance folder), the upload
-    #: limits (bytes, pixels; ``None``: 16 MB, 16 megapixels) and the confidence under
-    #: which a card needs the dealer's confirmation (``None``: the reader's default).
+    #: Camera scan: kept photos (``None``: ``photos/`` in the instance folder; a floor of
+    #: several servers shares one folder), the upload limits (bytes, pixels; ``None``: 16 MB,
+    #: 16 megapixels), the confidence under which a card needs the dealer's confirmation
+    #: (``None``: the reader's default), and how long a scan waits while the process reads
+    #: another photo before a 503 (``None``: 30 s).
     PHOTO_DIR: str | None = None
     SCAN_MAX_BYTES: int | None = None
     SCAN_MAX_PIXELS: int | None = None
     SCAN_THRESHOLD: float | None = None
+    SCAN_WAIT_SECONDS: float | None = None
 
     #: Allow ``demo`` users and data (set only by ``dealer-assist demo``).
     DEMO = False

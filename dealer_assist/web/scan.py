@@ -95,8 +95,10 @@ def scan_response(table: TableInfo) -> Response:
         photo = scan_service.check_photo(_upload(), max_bytes=max_bytes(),
                                          max_pixels=max_pixels())
         zones, note = scan_service.table_zones(table.seat_zones, table.seats)
-        result = scan_service.scan_photo(photo, zones,
-                                         threshold=current_app.config.get("SCAN_THRESHOLD"))
+        wait = current_app.config.get("SCAN_WAIT_SECONDS")
+        result = scan_service.scan_photo(
+            photo, zones, threshold=current_app.config.get("SCAN_THRESHOLD"),
+            wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait))
     except service_errors.ServiceError as exc:
         raise _refused(exc, "photo") from None
     if note is not None:

@@ -11,7 +11,9 @@ import io
 import json
 import resource
 import struct
+import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,8 @@ import pytest
 from click.testing import CliRunner
 from flask import Flask
 from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from werkzeug.datastructures import FileStorage
 from werkzeug.test import encode_multipart
 
@@ -242,6 +246,77 @@ def test_byte_and_pixel_limits_are_settings(floor: Floor, tmp_path: Path) -> Non
         message = assert_error(scan(client, floor, small.read_bytes()), 413, "too_large",
                                "photo")
         assert "1920x1080" in message
+    finally:
+        get_backend(app).close()
+
+
+QUIET = settings(max_examples=40, deadline=None, database=None,
+                 suppress_health_check=list(HealthCheck))
+
+
+@pytest.fixture(scope="module")
+def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Flask, str, Path]]:
+    """One app on one floor for every example."""
+    from dealer_assist.web import create_app
+    from dealer_assist.web.backend import get_backend
+
+    from .conftest import build_floor
+
+    folder = tmp_path_factory.mktemp("scan-fuzz")
+    floor = build_floor(folder)
+    app = create_app({"TESTING": True, "DATABASE_URL": floor.url}, instance_path=folder)
+    yield app, floor.tokens["dealer"], folder / "photos"
+    get_backend(app).close()
+
+
+def _mutated(path: Path, flips: list[tuple[int, int]], cut: int) -> bytes:
+    data = bytearray(path.read_bytes())
+    for at, value in flips:
+        data[at % len(data)] = value
+    return bytes(data[: max(1, len(data) - cut)])
+
+
+@settings(max_examples=40, deadline=None, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(data=st.one_of(
+    st.binary(max_size=3000),
+    st.builds(_mutated, st.sampled_from([SAMPLES / "scene_4.jpg", SAMPLES / "scene_2.jpg"]),
+              st.lists(st.tuples(st.integers(0, 100_000), st.integers(0, 255)), max_size=6),
+              st.one_of(st.just(0), st.integers(0, 100_000)))))
+def test_hostile_uploads_never_5xx(fuzz_app: tuple[Flask, str, Path], data: bytes) -> None:
+    """Random bytes, and sample photos with flipped bytes, cut short or not: a scan result
+    or a 4xx in the error shape, never a 5xx; a refused photo is not kept."""
+    app, token, photos = fuzz_app
+    response = app.test_client().post("/api/v1/tables/TCP-1/scan", data=data, headers={
+        "Authorization": f"Bearer {token}", "Content-Type": "image/jpeg"})
+    assert response.status_code in (200, 413, 422), response.text[:300]
+    sha = hashlib.sha256(data).hexdigest()
+    if response.status_code == 200:
+        assert response.json["photo_sha256"] == sha
+    else:
+        error = response.json["error"]
+        assert error["field"] == "photo" and error["message"].strip()
+        assert not list(photos.rglob(f"{sha}.*"))
+
+
+def test_a_busy_scanner_answers_503_in_time(floor: Floor, tmp_path: Path) -> None:
+    """One photo is read at a time per process: a scan that waits past the limit gets a
+    503 with a message, not a pile of decoded photos."""
+    from dealer_assist.services import scan as scan_service
+    from dealer_assist.web import create_app
+    from dealer_assist.web.backend import get_backend
+
+    app = create_app({"TESTING": True, "DATABASE_URL": floor.url, "SCAN_WAIT_SECONDS": 0.2},
+                     instance_path=tmp_path)
+    try:
+        with scan_service._lock:
+            started = time.monotonic()
+            response = scan(app.test_client(), floor, SCENE.read_bytes())
+            assert time.monotonic() - started < 5
+        message = assert_error(response, 503, "scanner_unavailable", None)
+        assert "busy" in message
+        assert kept(app) == []
+        assert scan(app.test_client(), floor, SCENE.read_bytes()).status_code == 200
     finally:
         get_backend(app).close()
 
