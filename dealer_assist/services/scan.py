@@ -129,42 +129,43 @@ def table_zones(raw: object, seats: int) -> tuple[dict[str, Any] | None, str | N
 # ---------------------------------------------------------------- reading
 
 _lock = threading.Lock()
-_readers: dict[tuple[float, str | None], Any] = {}
+_readers: dict[float, Any] = {}
 
 
-def _reader(threshold: float | None, model: str | None) -> Any:
-    """One reader per process and settings (loading the model takes a while)."""
-    from dealer_assist.vision.reader import DEFAULT_THRESHOLD, Reader
+def _reader(threshold: float) -> Any:
+    """One reader per process and threshold (loading the model takes a while), made as
+    ``dealer-assist scan`` makes it."""
+    from dealer_assist.vision.reader import Reader
 
-    key = (DEFAULT_THRESHOLD if threshold is None else threshold, model)
-    reader = _readers.get(key)
+    reader = _readers.get(threshold)
     if reader is None:
         try:
-            reader = Reader(model=model, threshold=key[0])
+            reader = Reader(threshold=threshold)
         except FileNotFoundError as exc:
             raise ScannerUnavailable(f"no card model is installed: {exc}") from None
-        _readers[key] = reader
+        _readers[threshold] = reader
     return reader
 
 
 def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
-               threshold: float | None = None, model: str | None = None,
+               threshold: float | None = None,
                wait_seconds: float = WAIT_SECONDS) -> dict[str, Any]:
     """Read the cards of a checked photo; the ``scan --json`` result plus ``photo_sha256``,
     ``threshold`` and ``image`` (its size)."""
     from dealer_assist.vision.loading import ImageError, decode
+    from dealer_assist.vision.reader import DEFAULT_THRESHOLD
 
+    used = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     if not _lock.acquire(timeout=wait_seconds):
         raise ScannerUnavailable("the scanner is busy reading other photos; try again")
     try:
-        reader = _reader(threshold, model)
+        reader = _reader(used)
         try:
             image = decode(photo.data, max_pixels=photo.width * photo.height)
         except ImageError as exc:
             raise InvalidPhoto(f"the photo cannot be decoded: {exc}") from None
         result: dict[str, Any] = dict(reader.read(image, dict(zones) if zones else None))
         del image
-        used = float(reader.threshold)
     finally:
         _lock.release()
     result.setdefault("image", {"width": photo.width, "height": photo.height})
