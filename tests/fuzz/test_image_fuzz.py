@@ -1,7 +1,8 @@
 """Photo loading (what a scan upload goes through) under hostile bytes: random data, valid
 JPEG/PNG with flipped bytes, cut short, or a header that lies about the size. Only a clear
-ImageError or an image within the pixel limit; memory stays bounded. (There is no HTTP scan
-endpoint yet: when one comes, it must call ``vision.loading.decode``.)"""
+ImageError or an image within the pixel limit; memory stays bounded. (The HTTP scan endpoint
+decodes through ``vision.loading.decode`` too, after its own tighter limits:
+tests/web/test_scan.py.)"""
 
 from __future__ import annotations
 
