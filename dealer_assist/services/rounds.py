@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -356,13 +357,14 @@ def _presettle(session: orm.Session, table: str, round_json: Mapping[str, Any]) 
     return _settled(round_json, info)
 
 
-class _TableReplaced(Exception):
-    """The table's name now belongs to another table than the one settled by."""
+class _TableChanged(Exception):
+    """The table is not as the round was settled and checked by: settle and check again."""
 
 
 def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, Any],
                 settled: _Settled, user: str, source: str, photo_sha256: str | None,
-                idempotency_key: str | None, request_sha: str) -> LoggedRound:
+                idempotency_key: str | None, request_sha: str,
+                checked: bool = False) -> LoggedRound:
     """The write transaction of :func:`log_round`: lock the table's chain head, read what
     the round depends on as it is now (one statement), write round, seats and audit event."""
     info = settled.info
@@ -374,9 +376,9 @@ def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, An
         raise NotFound(f"no table named {table!r}")
     now = _TableInfo(*row[:7])
     shift_id, user_id, roles, active, keyed_id, keyed_sha = row[7:]
-    if now.id != info.id:
+    if now.id != info.id:  # the name belongs to another table now
         _seen(session).pop(table, None)
-        raise _TableReplaced(table)
+        raise _TableChanged(table)
     if keyed_id is not None and idempotency_key is not None:
         return _replayed(session, idempotency_key, int(keyed_id), str(keyed_sha), request_sha)
     if user_id is None:
@@ -385,6 +387,8 @@ def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, An
                 *LOG_ROLES, doing="log a round")
     if now != info:  # the rules or seats changed since: settle again (and remember them)
         _seen(session)[table] = now
+        if checked:  # the caller's check must see the settlement that is logged
+            raise _TableChanged(table)
         settled = _settled(round_json, now)
     if shift_id is None:
         raise Conflict(f"table {table!r} has no open shift: a supervisor must open one "
@@ -399,7 +403,9 @@ def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, An
 
 def log_round(session: orm.Session, *, table: str, round_json: Mapping[str, Any],
               user: UserRef, idempotency_key: str | None = None, source: str = "manual",
-              photo_sha256: str | None = None) -> LoggedRound:
+              photo_sha256: str | None = None,
+              check: Callable[[Mapping[str, Any]], None] | None = None,
+              queue: AbstractContextManager[Any] | None = None) -> LoggedRound:
     """Validate, settle and log one round at ``table``; commit; return where it went.
 
     ``round_json`` is the round as the ``settle`` command takes it (its ``rules``, if
@@ -414,6 +420,12 @@ def log_round(session: orm.Session, *, table: str, round_json: Mapping[str, Any]
     table's chain head, reads the table, its open shift, the user and the idempotency key
     as they are now in one statement (settling again if the table changed), inserts the
     round, its seats and its audit event, moves the head and commits.
+
+    ``check``, if given, is called with the settlement's JSON once the round is validated
+    and settled, before the write transaction (and again should the table's settings
+    change before it): it may raise to refuse the round, and then nothing is written. The
+    web checks a large payout's approval so, on the settlement that is logged. ``queue``
+    is held around the write transaction only (a process's line for SQLite's one writer).
     """
     _check_args(source, photo_sha256, idempotency_key)
     request_sha = _request_hash(table, round_json, source, photo_sha256)
@@ -429,13 +441,15 @@ def log_round(session: orm.Session, *, table: str, round_json: Mapping[str, Any]
                 if replay is not None:
                     return replay
             raise
+        if check is not None:
+            check(settled.settlement_json)
         try:
-            with write(session):
+            with queue or nullcontext(), write(session):
                 return _log_locked(session, table=table, round_json=round_json,
                                    settled=settled, user=name, source=source,
                                    photo_sha256=photo_sha256, idempotency_key=idempotency_key,
-                                   request_sha=request_sha)
-        except _TableReplaced:
+                                   request_sha=request_sha, checked=check is not None)
+        except _TableChanged:
             continue
         except sa_exc.IntegrityError:
             # Another terminal logged the same idempotency key meanwhile (at another table,

@@ -106,8 +106,7 @@ def log_round(table: str) -> tuple[Response, int]:
     key = rounds.idempotency_key(request.headers.get("Idempotency-Key"))
     data, approval = approvals.split_body(data)
     data, photo = scan.split_photo(data)
-    rounds.check_large_payout(info, data, _user(), approval, via="token", key=key)
-    logged = rounds.log(info, data, _user(), key, photo)
+    logged = rounds.log(info, data, _user(), key, photo, approval=approval, via="token")
     return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
 
 

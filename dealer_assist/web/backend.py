@@ -9,7 +9,7 @@ and the preview settles through :func:`dealer_assist.domain.settle_json.settle_j
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -211,7 +211,11 @@ class Backend(Protocol):
     def close_shift(self, table: str, user: UserInfo) -> ShiftInfo: ...
     def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
                   idempotency_key: str | None, *, source: str = "manual",
-                  photo_sha256: str | None = None) -> LoggedRoundInfo: ...
+                  photo_sha256: str | None = None,
+                  check: Callable[[Mapping[str, Any]], None] | None = None,
+                  ) -> LoggedRoundInfo:
+        """Validate, settle and log; ``check`` is called with the settlement before
+        anything is written and may raise to refuse the round."""
     def get_round(self, round_id: int) -> RoundInfo: ...
     def list_rounds(self, filters: RoundFilters) -> list[RoundSummaryInfo]: ...
     def close(self) -> None: ...

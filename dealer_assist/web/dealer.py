@@ -131,8 +131,7 @@ def log_round(table: str) -> tuple[Response, int]:
     data, approval = approvals.split_body(request.get_json(silent=True))
     data, photo = scan.split_photo(data)
     user = signed_in_user().info
-    rounds.check_large_payout(info, data, user, approval, via="session", key=key)
-    logged = rounds.log(info, data, user, key, photo)
+    logged = rounds.log(info, data, user, key, photo, approval=approval, via="session")
     return jsonify(rounds.logged_json(info, logged)), 200 if logged.replayed else 201
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dealer_assist.domain.chips import round_pay_plan
@@ -47,33 +47,41 @@ def preview(table: TableInfo, data: object) -> dict[str, Any]:
             "threshold": table.large_payout_threshold}
 
 
-def check_large_payout(table: TableInfo, data: object, user: UserInfo,
-                       approval: Mapping[str, Any] | None, *, via: str,
-                       key: str | None = None) -> None:
-    """Settle first: a seat paid over the threshold needs a supervisor's approval (403
-    ``approval_required`` without one). Needs the hand log; other backends skip it."""
+def _payout_check(table: TableInfo, body: Mapping[str, Any], user: UserInfo,
+                  approval: Mapping[str, Any] | None, *, via: str,
+                  key: str | None) -> Callable[[Mapping[str, Any]], None] | None:
+    """What the log calls with its settlement before writing: a seat paid over the
+    table's threshold needs a supervisor's approval (403 ``approval_required`` without
+    one). Needs the hand log; other backends skip it."""
     if table.large_payout_threshold is None:
-        return
+        return None
     from .approvals import require_approval
-    from .backend import get_backend
     from .services_backend import ServicesBackend
 
     if not isinstance(get_backend(), ServicesBackend):
-        return
-    body = round_body(data)
-    settlement = settle_json(body, table.rules, table.seats)
-    require_approval(table, body, settlement, user, approval, via=via, idempotency_key=key)
+        return None
+
+    def check(settlement: Mapping[str, Any]) -> None:
+        require_approval(table, body, settlement, user, approval, via=via, idempotency_key=key)
+
+    return check
 
 
 def log(table: TableInfo, data: object, user: UserInfo, key: str | None,
-        photo_sha256: str | None = None) -> LoggedRoundInfo:
-    """Log the round; with ``photo_sha256`` (a kept photo) its source is "scan"."""
-    # The log validates and settles through the domain itself (DomainError names the field)
-    # and writes nothing for a bad round.
+        photo_sha256: str | None = None, *, approval: Mapping[str, Any] | None = None,
+        via: str = "token") -> LoggedRoundInfo:
+    """Log the round; with ``photo_sha256`` (a kept photo) its source is "scan".
+
+    The log validates and settles through the domain itself (DomainError names the field)
+    and writes nothing for a bad round. A large payout is checked on that settlement,
+    before anything is written (``approval``: the supervisor's, typed at the screen;
+    ``via``: how the user signed in, ``session`` or ``token``)."""
+    body = round_body(data)
+    check = _payout_check(table, body, user, approval, via=via, key=key)
     if photo_sha256 is not None:
-        return get_backend().log_round(table.name, round_body(data), user, key, source="scan",
-                                       photo_sha256=photo_sha256)
-    return get_backend().log_round(table.name, round_body(data), user, key)
+        return get_backend().log_round(table.name, body, user, key, source="scan",
+                                       photo_sha256=photo_sha256, check=check)
+    return get_backend().log_round(table.name, body, user, key, check=check)
 
 
 def logged_json(table: TableInfo, logged: LoggedRoundInfo) -> dict[str, Any]:

@@ -201,15 +201,19 @@ class ServicesBackend:
 
     def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
                   idempotency_key: str | None, *, source: str = "manual",
-                  photo_sha256: str | None = None) -> LoggedRoundInfo:
+                  photo_sha256: str | None = None,
+                  check: Callable[[Mapping[str, Any]], None] | None = None,
+                  ) -> LoggedRoundInfo:
         def run(s: orm.Session) -> LoggedRoundInfo:
+            # In line for the write lock only around the write transaction: the round is
+            # settled (and checked) first, while other threads write.
             logged = services.log_round(s, table=table, round_json=dict(round_json),
                                         user=user.name, idempotency_key=idempotency_key,
-                                        source=source, photo_sha256=photo_sha256)
+                                        source=source, photo_sha256=photo_sha256,
+                                        check=check, queue=self._write_lock)
             return LoggedRoundInfo(round_id=logged.round_id, serial=logged.serial,
                                    settlement=logged.settlement_json, replayed=logged.replayed)
-        with self._write_lock:
-            return self._run(run)
+        return self._run(run)
 
     def get_round(self, round_id: int) -> RoundInfo:
         return self._run(lambda s: round_info(services.get_round(s, round_id)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -112,7 +112,9 @@ class MemoryBackend:
 
     def log_round(self, table: str, round_json: Mapping[str, Any], user: UserInfo,
                   idempotency_key: str | None, *, source: str = "manual",
-                  photo_sha256: str | None = None) -> LoggedRoundInfo:
+                  photo_sha256: str | None = None,
+                  check: Callable[[Mapping[str, Any]], None] | None = None,
+                  ) -> LoggedRoundInfo:
         with self.lock:
             if self.fail_next_log is not None:
                 exc, self.fail_next_log = self.fail_next_log, None
@@ -129,6 +131,8 @@ class MemoryBackend:
             if shift is None:
                 raise ConflictError(f"table {table!r} has no open shift")
             settlement = settle_json(dict(round_json), info.rules, info.seats)
+            if check is not None:
+                check(settlement)
             serial = 1 + sum(1 for r in self.rounds if r.table == table)
             r = RoundInfo(id=len(self.rounds) + 1, table=table, serial=serial,
                           shift_id=shift.id, entered_by=user.name, entered_at=_now(),
