@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from .store import database_option
+
 
 def _fail(message: str) -> None:
     click.echo(f"scan: {message}", err=True)
@@ -54,11 +56,23 @@ def _print_table(result: dict[str, Any]) -> None:
         console.print(f"[yellow]confirm[/]{card} {where}: {item['reason']}")
 
 
+def _table_zones(name: str, database_url: str | None) -> dict[str, Any] | None:
+    """The table's seat zones from the hand log (None: it has none); exit 2 for an unknown
+    table, 3 when the database cannot be read (as the other commands)."""
+    from dealer_assist import services
+
+    from .store import _session
+
+    with _session(database_url) as session:
+        zones = services.get_table(session, name).seat_zones
+    return dict(zones) if zones else None
+
+
 def register(group: click.Group) -> None:
     @group.command()
     @click.argument("image", type=click.Path(path_type=Path))
-    @click.option("--table", "table_name", help="Table whose seat zones to use (from the "
-                  "database, once tables have zones; use --zones for now).")
+    @click.option("--table", "table_name", help="Table whose seat zones to use (read from "
+                  "the hand log: --database-url, else DATABASE_URL, else the SQLite file).")
     @click.option("--zones", "zones_file", type=click.Path(path_type=Path),
                   help='Seat zones JSON: {"1": [[x, y], ...], ..., "dealer": [[x, y], ...]}.')
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
@@ -66,8 +80,10 @@ def register(group: click.Group) -> None:
                   help="Confidence under which a card needs confirmation (default 0.90).")
     @click.option("--deck", "deck_file", type=click.Path(path_type=Path),
                   help="An enrolled deck (.npz from `vision enroll`).")
+    @database_option
     def scan(image: Path, table_name: str | None, zones_file: Path | None, as_json: bool,
-             threshold: float | None, deck_file: Path | None) -> None:
+             threshold: float | None, deck_file: Path | None,
+             database_url: str | None) -> None:
         """Read every face-up card in a table photo (JPEG or PNG).
 
         Cards are grouped into hands of three and seated by the seat zones (or in order
@@ -78,6 +94,8 @@ def register(group: click.Group) -> None:
         from dealer_assist.vision.reader import DEFAULT_THRESHOLD, Reader
 
         zones = _load_zones(zones_file) if zones_file is not None else None
+        if table_name is not None and zones is None:
+            zones = _table_zones(table_name, database_url)
         try:
             img = load(image)
         except ImageError as exc:
@@ -99,8 +117,8 @@ def register(group: click.Group) -> None:
         if table_name is not None and zones is None:
             result["needs_confirmation"].append(
                 {"hand": None, "seat": None, "card": None,
-                 "reason": f"seat zones of table {table_name!r} are not available yet; "
-                           "seats follow the arc (pass --zones)"})
+                 "reason": f"table {table_name!r} has no seat zones drawn; seats follow the "
+                           "arc"})
         if as_json:
             click.echo(json.dumps(result))
         else:

@@ -1,0 +1,44 @@
+"""`dealer-assist scan IMAGE --table NAME` seats hands by the table's zones from the hand log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from dealer_assist import services
+from dealer_assist.cli import main
+from dealer_assist.store import db
+
+from .conftest import SAMPLES
+
+
+def test_scan_uses_the_tables_zones_from_the_hand_log(tmp_path: Path) -> None:
+    url = db.default_sqlite_url(tmp_path / "instance")
+    engine = db.make_engine(url)
+    db.upgrade(engine)
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    with db.session_factory(engine)() as session:
+        services.create_table(session, "T1", 7)
+        services.update_table(session, "T1", seat_zones=truth["zones"])
+        services.create_table(session, "T2", 7)
+    engine.dispose()
+    image = str(SAMPLES / "scene_2.jpg")
+    runner = CliRunner()
+    by_file = runner.invoke(main, ["scan", image, "--json", "--zones",
+                                   str(SAMPLES / "scene_2.json")])
+    by_table = runner.invoke(main, ["scan", image, "--json", "--table", "T1",
+                                    "--database-url", url])
+    assert by_table.exit_code == 0, by_table.output
+    assert json.loads(by_table.output) == json.loads(by_file.output)
+
+    no_zones = runner.invoke(main, ["scan", image, "--json", "--table", "T2",
+                                    "--database-url", url])
+    assert no_zones.exit_code == 0, no_zones.output
+    notes = [n["reason"] for n in json.loads(no_zones.output)["needs_confirmation"]]
+    assert "table 'T2' has no seat zones drawn; seats follow the arc" in notes
+
+    unknown = runner.invoke(main, ["scan", image, "--table", "T9", "--database-url", url])
+    assert unknown.exit_code == 2
+    assert "T9" in unknown.output
