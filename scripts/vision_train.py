@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Train the index-corner classifier of card_models/ from the kdegames deck designs.
+"""Train the index-corner network of card_models/ (index_net.onnx, run by cv2.dnn).
 
-    .venv/bin/pip install -e '.[vision-train]'
-    .venv/bin/python scripts/vision_train.py            # writes card_models/index_net.npz
+    .venv/bin/pip install -e '.[vision-train]'      # torch==2.13.0 (CPU), pillow, onnx
+    .venv/bin/python scripts/vision_train.py --data /tmp/index_data.npz
 
-Training patches are cut by the reader's own code from rendered hands (see
-dealer_assist/vision/trainset.py) of the TRAIN_DECKS designs only; HELD_OUT_DECKS never take
-part. The network is trained with PyTorch (CPU) and saved as plain numpy arrays, which the
-reader runs without PyTorch. Patch accuracy on held-out designs is printed at the end; the
-end-to-end figures come from benchmarks/vision.py.
+Training windows are cut by the reader's own code (dealer_assist/vision/trainset.py) from
+rendered hands of:
+- the kdegames TRAIN_DECKS designs (HELD_OUT_DECKS never take part), and
+- procedural decks (scripts/vision_decks.py): each a random index typeface from the freely
+  licensed Debian fonts, index size, position, suit shape and face, so the network learns
+  what an index is across designs.
+A few procedural decks are kept apart to calibrate the confidence (a temperature on the
+logits, written to index_net.json). Window accuracy on the held-out designs is printed at the
+end for the record; the end-to-end figures come from benchmarks/vision.py.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, TRAIN_DECKS, load_deck  # noqa: E402
 from dealer_assist.vision.net import (  # noqa: E402
@@ -32,58 +37,13 @@ from dealer_assist.vision.net import (  # noqa: E402
     NONE,
     PATCH_H,
     PATCH_W,
-    normalise,
+    WHITE_LEVEL,
+    IndexNet,
 )
 from dealer_assist.vision.trainset import Patches, synth_patches  # noqa: E402
 
-FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
-FONT_DECKS = ("DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSerif.ttf", "DejaVuSerif-Bold.ttf",
-              "DejaVuSansCondensed-Bold.ttf", "DejaVuSerifCondensed.ttf", "DejaVuSansMono.ttf",
-              "DejaVuSansMono-Bold.ttf")
-SUIT_GLYPHS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
-
-
-def font_deck(font_file: str, seed: int):  # type: ignore[no-untyped-def]
-    """A plain deck drawn from a DejaVu font (Debian fonts-dejavu-core): corner indices in
-    a typeface no kdegames design uses, so the network sees more kinds of index."""
-    import cv2
-    from PIL import Image, ImageDraw, ImageFont
-
-    from dealer_assist.domain.cards import DECK
-    from dealer_assist.vision.faces import Face
-
-    rng = np.random.default_rng(seed)
-    h = 360
-    w = int(h * rng.uniform(0.66, 0.74))
-    rank_px = int(h * rng.uniform(0.055, 0.12))
-    suit_px = int(h * rng.uniform(0.045, 0.09))
-    mx, my = int(h * rng.uniform(0.015, 0.05)), int(h * rng.uniform(0.015, 0.08))
-    fr = ImageFont.truetype(str(FONT_DIR / font_file), rank_px)
-    fs = ImageFont.truetype(str(FONT_DIR / "DejaVuSans.ttf"), suit_px)
-    fc = ImageFont.truetype(str(FONT_DIR / "DejaVuSans.ttf"), int(h * 0.3))
-    red = tuple(int(v) for v in (rng.integers(170, 230), rng.integers(0, 40), rng.integers(0, 50)))
-    faces = {}
-    for card in DECK:
-        img = Image.new("RGBA", (w, h), (0, 0, 0, 0))
-        d = ImageDraw.Draw(img)
-        d.rounded_rectangle([0, 0, w - 1, h - 1], radius=int(h * 0.04), fill=(252, 252, 250, 255),
-                            outline=(90, 90, 90, 255), width=1)
-        colour = red if card.suit.is_red else (15, 15, 15)
-        corner = Image.new("RGBA", (int(h * 0.2), int(h * 0.3)), (0, 0, 0, 0))
-        dc = ImageDraw.Draw(corner)
-        text = card.rank.symbol
-        tw = dc.textlength(text, font=fr)
-        cx = max(0, int((corner.width - tw) / 2 - corner.width * 0.25))
-        dc.text((cx, 0), text, font=fr, fill=colour)
-        sw = dc.textlength(SUIT_GLYPHS[card.suit.value], font=fs)
-        dc.text((max(0, int(cx + tw / 2 - sw / 2)), int(rank_px * 1.1)),
-                SUIT_GLYPHS[card.suit.value], font=fs, fill=colour)
-        img.alpha_composite(corner, (mx, my))
-        img.alpha_composite(corner.rotate(180), (w - corner.width - mx, h - corner.height - my))
-        d.text((w / 2, h / 2), SUIT_GLYPHS[card.suit.value], font=fc, fill=colour, anchor="mm")
-        arr = np.array(img)
-        faces[card] = Face(card, f"font-{font_file}", cv2.cvtColor(arr, cv2.COLOR_RGBA2BGRA))
-    return faces
+#: Procedural deck seeds at or above this are kept for calibration, never trained on.
+CALIBRATION_SEED = 900_000
 
 
 def _job(args: tuple[str, int, int]) -> Patches:
@@ -91,197 +51,309 @@ def _job(args: tuple[str, int, int]) -> Patches:
     import cv2
 
     cv2.setNumThreads(1)
-    faces = font_deck(deck, seed) if deck.endswith(".ttf") else load_deck(deck)
+    if deck.startswith("proc:"):
+        from vision_decks import procedural_deck
+
+        faces = procedural_deck(int(deck[5:]))
+    else:
+        faces = load_deck(deck)
     return synth_patches(faces, seed, scenes)
 
 
-def build(decks: tuple[str, ...], scenes_per_deck: int, seed: int, workers: int) -> Patches:
-    chunk = 50
-    jobs = [(d, seed + 1000 * i + j, chunk)
-            for i, d in enumerate(decks) for j in range(max(1, scenes_per_deck // chunk))]
-    for d in decks:
-        if not d.endswith(".ttf"):
-            load_deck(d)  # render the faces once, before the workers need them
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(_job, jobs))
+def _concat(parts: list[Patches]) -> Patches:
     return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
                    np.concatenate([p.suit for p in parts]))
 
 
-def make_model():  # type: ignore[no-untyped-def]
+def build(jobs: list[tuple[str, int, int]], workers: int, parts: Path | None = None,
+          minutes: float | None = None) -> Patches:
+    """Run the jobs; with ``parts``, each job's windows are saved there as it finishes (a
+    rerun skips those done) and, with ``minutes``, no job starts after that budget: the
+    windows made so far are the training set."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    for d in {j[0] for j in jobs}:
+        if not d.startswith("proc:"):
+            load_deck(d)  # render the faces once, before the workers need them
+    done: list[Patches] = []
+    todo = []
+    for n, job in enumerate(jobs):
+        f = parts / f"{n:05d}.npz" if parts else None
+        if f is not None and f.exists():
+            with np.load(f) as d:
+                done.append(Patches(d["x"], d["rank"], d["suit"]))
+        else:
+            todo.append((n, job))
+    t0 = time.time()
+    with ProcessPoolExecutor(workers) as pool:
+        running = {}
+        while todo or running:
+            while todo and len(running) < 2 * workers and (
+                    minutes is None or time.time() - t0 < minutes * 60):
+                n, job = todo.pop(0)
+                running[pool.submit(_job, job)] = n
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                n = running.pop(fut)
+                p = fut.result()
+                done.append(p)
+                if parts is not None:
+                    parts.mkdir(parents=True, exist_ok=True)
+                    np.savez(parts / f"{n:05d}.npz", x=p.x, rank=p.rank, suit=p.suit)
+    if todo:
+        print(f"build budget reached: {len(jobs) - len(todo)} of {len(jobs)} jobs", flush=True)
+    return _concat(done)
+
+
+def deck_jobs(decks: list[str], scenes: int, seed: int, chunk: int = 25) -> list[
+        tuple[str, int, int]]:
+    return [(d, seed + 1000 * i + j, min(chunk, scenes - j))
+            for i, d in enumerate(decks) for j in range(0, scenes, chunk)]
+
+
+def make_model(c1: int = 16, c2: int = 32, c3: int = 48, emb: int = 96):  # type: ignore[no-untyped-def]
+    import torch
     import torch.nn as nn
 
     class Net(nn.Module):
+        """Unpadded convolutions and two 2x poolings: stride 4, one output per window."""
+
         def __init__(self) -> None:
             super().__init__()
-            self.c1 = nn.Conv2d(3, 12, 3, padding=1)
-            self.c2 = nn.Conv2d(12, 24, 3, padding=1)
-            self.c3 = nn.Conv2d(24, 32, 3, padding=1)
-            self.f1 = nn.Linear(32 * 5 * 3, 64)
-            self.hr = nn.Linear(64, N_RANK)
-            self.hs = nn.Linear(64, N_SUIT)
+            self.c1 = nn.Conv2d(3, c1, 3)
+            self.c2 = nn.Conv2d(c1, c2, 3)
+            self.c3 = nn.Conv2d(c2, c3, 3)
+            self.f1 = nn.Conv2d(c3, emb, (7, 3))  # the whole 44x26 window
+            self.hr = nn.Conv2d(emb, N_RANK, 1)
+            self.hs = nn.Conv2d(emb, N_SUIT, 1)
             self.pool = nn.MaxPool2d(2)
             self.act = nn.ReLU()
-            self.drop = nn.Dropout(0.2)
+            self.drop = nn.Dropout(0.25)
+
+        def embed(self, x):  # type: ignore[no-untyped-def]
+            x = x * (1.0 / WHITE_LEVEL) - 0.6
+            x = self.pool(self.act(self.c1(x)))
+            x = self.pool(self.act(self.c2(x)))
+            x = self.act(self.c3(x))
+            return self.act(self.f1(x))
 
         def forward(self, x):  # type: ignore[no-untyped-def]
-            for c in (self.c1, self.c2, self.c3):
-                x = self.pool(self.act(c(x)))
-            h = self.drop(self.act(self.f1(x.flatten(1))))
-            return self.hr(h), self.hs(h)
+            h = self.drop(self.embed(x))
+            return self.hr(h).flatten(1), self.hs(h).flatten(1)
+
+        def export_forward(self, x):  # type: ignore[no-untyped-def]
+            h = self.embed(x)
+            return torch.cat([h, self.hr(h), self.hs(h)], dim=1)
 
     return Net()
 
 
 def augment(x, torch):  # type: ignore[no-untyped-def]
-    """Random gain and contrast per patch, and a shift of up to one pixel."""
+    """uint8-scaled float windows: random gain and contrast, noise, a shift of up to one
+    pixel, and now and then a blur."""
     n = x.shape[0]
-    gain = 1.0 + 0.15 * (torch.rand(n, 1, 1, 1) - 0.5)
-    x = (x + 0.6) * gain - 0.6
+    gain = 1.0 + 0.2 * (torch.rand(n, 1, 1, 1) - 0.5)
+    contrast = 1.0 + 0.4 * (torch.rand(n, 1, 1, 1) - 0.5)
+    x = (x - WHITE_LEVEL) * contrast + WHITE_LEVEL
+    x = x * gain + torch.randn_like(x) * (torch.rand(n, 1, 1, 1) * 8.0)
+    if np.random.rand() < 0.3:
+        k = torch.tensor([0.25, 0.5, 0.25])
+        k2 = (k[:, None] * k[None, :]).expand(3, 1, 3, 3).contiguous()
+        x = torch.nn.functional.conv2d(x, k2, padding=1, groups=3)
     dx, dy = np.random.randint(-1, 2, 2)
-    return torch.roll(x, shifts=(int(dy), int(dx)), dims=(2, 3))
+    return torch.roll(x, shifts=(int(dy), int(dx)), dims=(2, 3)).clamp(0, 255)
 
 
-def load_npz(model, path: Path) -> None:  # type: ignore[no-untyped-def]
+def to_tensor(x: np.ndarray):  # type: ignore[no-untyped-def]
     import torch
 
-    with np.load(path) as w:
-        sd = {f"{k[:-1]}.{'weight' if k.endswith('w') else 'bias'}": torch.from_numpy(w[k])
-              for k in w.files}
-    model.load_state_dict(sd)
+    return torch.from_numpy(np.ascontiguousarray(x.transpose(0, 3, 1, 2))).float()
 
 
-def train(data: Patches, epochs: int, seed: int,  # type: ignore[no-untyped-def]
-          checkpoint: Path | None = None, resume: Path | None = None, max_lr: float = 3e-3):
+def load_onnx_weights(model, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Continue from an exported network: its ONNX initializers are the module's weights."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    weights = {i.name.removeprefix("net."): torch.from_numpy(numpy_helper.to_array(i).copy())
+               for i in onnx.load(str(path)).graph.initializer}
+    state = model.state_dict()
+    model.load_state_dict({k: weights[k] for k in state})
+
+
+def train(data: Patches, minutes: float, seed: int, max_lr: float = 3e-3,  # type: ignore[no-untyped-def]
+          batch: int = 256, threads: int = 2, max_epochs: float = 12.0,
+          resume: Path | None = None):
+    """Train for a time budget (or ``max_epochs``, whichever comes first)."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
-    torch.set_num_threads(2)
-    x = torch.from_numpy(normalise(data.x))
+    np.random.seed(seed)
+    torch.set_num_threads(threads)
+    x = torch.from_numpy(np.ascontiguousarray(data.x.transpose(0, 3, 1, 2)))  # uint8
     yr = torch.from_numpy(data.rank.astype(np.int64))
     ys = torch.from_numpy(data.suit.astype(np.int64))
     model = make_model()
     if resume is not None:
-        load_npz(model, resume)
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
-    steps = epochs * ((len(x) + 255) // 256)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
-    for ep in range(epochs):
-        model.train()
+        load_onnx_weights(model, resume)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr / 25, weight_decay=2e-4)
+    per_epoch = (len(x) + batch - 1) // batch
+    budget = minutes * 60.0
+    t_start = time.time()
+    step = 0
+    ep = 0
+    done = False
+    model.train()
+    while not done:
         perm = torch.randperm(len(x))
-        total = 0.0
-        t0 = time.time()
-        for i in range(0, len(x), 256):
-            idx = perm[i : i + 256]
-            xr, xs = model(augment(x[idx], torch))
-            loss = F.cross_entropy(xr, yr[idx]) + F.cross_entropy(xs, ys[idx], ignore_index=-1)
+        total, seen, t0 = 0.0, 0, time.time()
+        for i in range(0, len(x) - batch + 1, batch):
+            # the learning rate follows the share of the time budget spent (warm-up, then
+            # a cosine down to nothing), so the run ends annealed whatever the machine's load
+            frac = (time.time() - t_start) / budget
+            if frac >= 1.0 or step >= max_epochs * per_epoch:
+                done = True
+                break
+            lr = max_lr * (frac / 0.1 if frac < 0.1 else
+                           0.5 * (1 + np.cos(np.pi * (frac - 0.1) / 0.9)))
+            for g in opt.param_groups:
+                g["lr"] = max(lr, max_lr * 1e-3)
+            idx = perm[i : i + batch]
+            xr, xs = model(augment(x[idx].float(), torch))
+            loss = F.cross_entropy(xr, yr[idx], label_smoothing=0.02) + F.cross_entropy(
+                xs, ys[idx], ignore_index=-1, label_smoothing=0.02)
             opt.zero_grad()
             loss.backward()
             opt.step()
-            sched.step()
+            step += 1
             total += loss.item() * len(idx)
-        print(f"epoch {ep + 1}/{epochs}: loss {total / len(x):.4f} ({time.time() - t0:.0f}s)",
-              flush=True)
-        if checkpoint is not None:  # a usable model after every epoch
-            model.eval()
-            export(model, checkpoint)
+            seen += len(idx)
+        ep += 1
+        print(f"epoch {ep}: loss {total / max(seen, 1):.4f} ({time.time() - t0:.0f}s, "
+              f"{step} steps)", flush=True)
+    model.eval()
     return model
 
 
-def export(model, path: Path) -> None:  # type: ignore[no-untyped-def]
-    sd = {k: v.detach().numpy().astype(np.float32) for k, v in model.state_dict().items()}
-    arrays = {}
-    for name in ("c1", "c2", "c3", "f1", "hr", "hs"):
-        arrays[f"{name}w"] = sd[f"{name}.weight"]
-        arrays[f"{name}b"] = sd[f"{name}.bias"]
-    np.savez_compressed(path, **arrays)
-
-
 def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The same network for cv2.dnn: one output per patch, [embedding | rank | suit]."""
+    """Fully convolutional, any strip width: (N, 3, PATCH_H, W) uint8-valued floats ->
+    (N, emb + N_RANK + N_SUIT, 1, (W - PATCH_W) / 4 + 1)."""
     import warnings
 
     import torch
 
-    class Flat(torch.nn.Module):
+    class Export(torch.nn.Module):
         def __init__(self, net) -> None:  # type: ignore[no-untyped-def]
             super().__init__()
             self.net = net
 
         def forward(self, x):  # type: ignore[no-untyped-def]
-            n = self.net
-            for c in (n.c1, n.c2, n.c3):
-                x = n.pool(n.act(c(x)))
-            h = n.act(n.f1(x.flatten(1)))
-            return torch.cat([h, n.hr(h), n.hs(h)], dim=1)
+            return self.net.export_forward(x)
 
     model.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Flat(model), torch.zeros(1, 3, PATCH_H, PATCH_W), str(path),
-                          dynamo=False, input_names=["patches"], output_names=["out"],
-                          dynamic_axes={"patches": {0: "n"}, "out": {0: "n"}})
+        torch.onnx.export(Export(model), torch.zeros(1, 3, PATCH_H, PATCH_W + 40), str(path),
+                          dynamo=False, input_names=["strip"], output_names=["out"],
+                          dynamic_axes={"strip": {0: "n", 3: "w"}, "out": {0: "n", 3: "w"}},
+                          opset_version=13)
 
 
-def patch_accuracy(path: Path, data: Patches) -> dict[str, float]:
-    from dealer_assist.vision.net import IndexNet
+def calibrate(net: IndexNet, data: Patches) -> float:
+    """The temperature minimising the negative log-likelihood of the joint card read on
+    index windows of decks never trained on (a grid search)."""
+    net.temperature = 1.0
+    out = np.concatenate([net._forward(data.x[i : i + 512])[:, 0, :]
+                          for i in range(0, len(data.x), 512)])
+    nf = out.shape[1] - N_RANK - N_SUIT
+    zr, zs = out[:, nf : nf + N_RANK], out[:, nf + N_RANK :]
+    pos = data.rank != NONE
+    best = (np.inf, 1.0)
+    for t in np.arange(0.6, 3.01, 0.05):
+        lr = zr / t - np.log(np.exp(zr / t - (zr / t).max(1, keepdims=True)).sum(1,
+                                                                                 keepdims=True)
+                             ) - (zr / t).max(1, keepdims=True)
+        ls = zs / t - np.log(np.exp(zs / t - (zs / t).max(1, keepdims=True)).sum(1,
+                                                                                 keepdims=True)
+                             ) - (zs / t).max(1, keepdims=True)
+        nll = -lr[np.arange(len(lr)), data.rank].mean() - ls[pos][
+            np.arange(int(pos.sum())), data.suit[pos]].mean()
+        if nll < best[0]:
+            best = (float(nll), float(t))
+    return best[1]
 
-    net = IndexNet.load(path)
+
+def window_accuracy(net: IndexNet, data: Patches) -> dict[str, float]:
     pr, ps, _ = net.predict(data.x)
     r, s = pr.argmax(1), ps.argmax(1)
     pos = data.rank != NONE
     right = (r[pos] == data.rank[pos]) & (s[pos] == data.suit[pos])
-    return {"index_patches": int(pos.sum()), "index_read_right": float(right.mean()),
-            "none_patches": int((~pos).sum()), "none_right": float((r[~pos] == NONE).mean())}
+    return {"index_windows": int(pos.sum()), "index_read_right": round(float(right.mean()), 4),
+            "none_windows": int((~pos).sum()),
+            "none_right": round(float((r[~pos] == NONE).mean()), 4)}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--out", type=Path, default=ROOT / "card_models" / "index_net.npz")
-    ap.add_argument("--scenes", type=int, default=400, help="hand scenes per training deck")
-    ap.add_argument("--font-scenes", type=int, default=100,
-                    help="hand scenes per DejaVu font deck (0: none)")
-    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--out", type=Path, default=ROOT / "card_models" / "index_net.onnx")
+    ap.add_argument("--scenes", type=int, default=300, help="hand scenes per kdegames deck")
+    ap.add_argument("--proc-decks", type=int, default=400, help="procedural decks")
+    ap.add_argument("--proc-scenes", type=int, default=15, help="hand scenes per procedural deck")
+    ap.add_argument("--minutes", type=float, default=30.0, help="training time budget")
+    ap.add_argument("--max-epochs", type=float, default=12.0)
+    ap.add_argument("--max-lr", type=float, default=3e-3)
+    ap.add_argument("--resume", type=Path, help="continue training this exported .onnx")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--data", type=Path, help="cache of the training patches (.npz)")
-    ap.add_argument("--resume", type=Path, help="continue training from this .npz")
-    ap.add_argument("--onnx-from", type=Path, help="only export this .npz to .onnx beside it")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--parts", type=Path, help="folder caching the training windows, per job")
+    ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
     args = ap.parse_args(argv)
-    if args.onnx_from:
-        model = make_model()
-        load_npz(model, args.onnx_from)
-        export_onnx(model, args.onnx_from.with_suffix(".onnx"))
-        return 0
     t0 = time.time()
-    if args.data and args.data.exists():
-        with np.load(args.data) as d:
-            data = Patches(d["x"], d["rank"], d["suit"])
-    else:
-        data = build(TRAIN_DECKS, args.scenes, args.seed, args.workers)
-        if args.font_scenes:
-            extra = build(FONT_DECKS, args.font_scenes, args.seed + 5, args.workers)
-            data = Patches(np.concatenate([data.x, extra.x]),
-                           np.concatenate([data.rank, extra.rank]),
-                           np.concatenate([data.suit, extra.suit]))
-        if args.data:
-            np.savez(args.data, x=data.x, rank=data.rank, suit=data.suit)
-    print(f"training patches: {len(data.x)} ({int((data.rank != NONE).sum())} index corners) "
-          f"from {', '.join(TRAIN_DECKS)} in {time.time() - t0:.0f}s", flush=True)
-    model = train(data, args.epochs, args.seed, checkpoint=args.out, resume=args.resume,
-                  max_lr=1e-3 if args.resume else 3e-3)
+    proc = [f"proc:{args.seed * 10_000 + i}" for i in range(args.proc_decks)]
+    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, args.seed, chunk=10)
+    pro = deck_jobs(proc, args.proc_scenes, args.seed + 17, chunk=args.proc_scenes)
+    # interleaved, so that a build cut short by its budget is still a balanced mix
+    ratio = max(1, round(len(pro) / max(len(kde), 1)))
+    jobs = []
+    for i in range(max(len(kde), -(-len(pro) // ratio))):
+        jobs += kde[i : i + 1] + pro[i * ratio : (i + 1) * ratio]
+    data = build(jobs, args.workers, args.parts, args.build_minutes)
+    print(f"training windows: {len(data.x)} ({int((data.rank != NONE).sum())} on an index) "
+          f"from {', '.join(TRAIN_DECKS)} and {len(proc)} procedural decks "
+          f"in {time.time() - t0:.0f}s", flush=True)
+    model = train(data, args.minutes, args.seed, threads=args.threads,
+                  max_epochs=args.max_epochs, resume=args.resume,
+                  max_lr=args.max_lr)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    export(model, args.out)
-    export_onnx(model, args.out.with_suffix(".onnx"))
-    report = {"train_decks": list(TRAIN_DECKS), "held_out_decks": list(HELD_OUT_DECKS),
-              "train_patches": len(data.x), "epochs": args.epochs, "seed": args.seed,
-              "held_out_patch_accuracy": {}}
+    export_onnx(model, args.out)
+    meta_path = args.out.with_suffix(".json")
+    meta_path.unlink(missing_ok=True)
+    net = IndexNet(args.out)
+    calib_decks = [f"proc:{CALIBRATION_SEED + i}" for i in range(12)]
+    calib = build(deck_jobs(calib_decks, 20, args.seed + 31, chunk=20), args.workers)
+    temperature = calibrate(net, calib)
+    net.temperature = temperature
+    report: dict[str, object] = {
+        "train_decks": list(TRAIN_DECKS), "procedural_decks": len(proc),
+        "procedural_deck_seeds": [args.seed * 10_000, args.seed * 10_000 + len(proc) - 1],
+        "held_out_decks": list(HELD_OUT_DECKS), "train_windows": len(data.x),
+        "training_minutes": args.minutes, "seed": args.seed, "temperature": temperature,
+        "calibration": {"decks": calib_decks, **window_accuracy(net, calib)},
+        "held_out_window_accuracy": {},
+    }
+    print(f"temperature {temperature:.2f}", report["calibration"], flush=True)
+    held: dict[str, object] = {}
     for deck in HELD_OUT_DECKS:
-        held = build((deck,), 100, args.seed + 99, args.workers)
-        report["held_out_patch_accuracy"][deck] = patch_accuracy(args.out, held)
-        print(deck, report["held_out_patch_accuracy"][deck], flush=True)
-    (args.out.parent / "index_net.json").write_text(json.dumps(report, indent=1) + "\n")
+        part = build(deck_jobs([deck], 30, args.seed + 99), args.workers)
+        held[deck] = window_accuracy(net, part)
+        print(deck, held[deck], flush=True)
+    report["held_out_window_accuracy"] = held
+    meta_path.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out} in {time.time() - t0:.0f}s")
     return 0
 

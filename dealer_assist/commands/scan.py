@@ -100,17 +100,17 @@ def register(group: click.Group) -> None:
             img = load(image)
         except ImageError as exc:
             _fail(str(exc))
-        protos = None
+        deck = None
         if deck_file is not None:
             from dealer_assist.vision.enroll import load as load_deck_file
 
             try:
-                protos = load_deck_file(deck_file)
+                deck = load_deck_file(deck_file)
             except (OSError, ValueError) as exc:
                 _fail(f"cannot load enrolled deck {deck_file}: {exc}")
         try:
             reader = Reader(threshold=DEFAULT_THRESHOLD if threshold is None else threshold,
-                            prototypes=protos)
+                            deck=deck)
         except FileNotFoundError as exc:
             _fail(f"no card model installed: {exc}")
         result = reader.read(img, zones)
@@ -138,7 +138,8 @@ def register(group: click.Group) -> None:
         clockwise from the upright index (the format of scripts/vision_generate.py). Scan
         with --deck OUT.npz afterwards.
         """
-        from dealer_assist.vision.enroll import load_labelled, prototypes, save
+        from dealer_assist.vision.enroll import enroll as fit_deck
+        from dealer_assist.vision.enroll import load_labelled, save
         from dealer_assist.vision.loading import ImageError
         from dealer_assist.vision.reader import Reader
 
@@ -153,10 +154,10 @@ def register(group: click.Group) -> None:
             except (OSError, ValueError) as exc:
                 _fail(f"{label_path}: {exc}")
         try:
-            protos = prototypes(Reader(), photos)
+            adapter = fit_deck(Reader(), photos)
         except ValueError as exc:
             _fail(str(exc))
-        if not protos:
+        if not adapter:
             _fail("no labelled index corner was found in the photos")
-        save(protos, out)
-        click.echo(f"enrolled {len(protos)} cards from {len(photos)} photos into {out}")
+        save(adapter, out)
+        click.echo(f"enrolled the deck of {len(photos)} photos into {out}")

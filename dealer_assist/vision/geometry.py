@@ -41,7 +41,7 @@ class Frame:
     to_image: np.ndarray  # 2x3 affine, frame -> full resolution
 
     def image_points(self, pts: np.ndarray) -> np.ndarray:
-        return cv2.transform(np.asarray(pts, np.float32)[None], self.to_image)[0]
+        return np.asarray(cv2.transform(np.asarray(pts, np.float32)[None], self.to_image)[0])
 
 
 def card_mask(work: np.ndarray) -> np.ndarray:
@@ -51,15 +51,18 @@ def card_mask(work: np.ndarray) -> np.ndarray:
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     # whiteness: the darkest channel, less a share of the colourfulness
-    score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6, dtype=cv2.CV_8U))
+    # (OpenCV's stubs do not know that a scalar may stand for an array: call-overload)
+    score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6,  # type: ignore[call-overload]
+                                          dtype=cv2.CV_8U))
     # divide out slow light changes: the local bright level over a wide window
     bright = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
     bright = cv2.blur(bright, (61, 61))
-    rel_ok = cv2.compare(cv2.multiply(score, 2, dtype=cv2.CV_16U),
-                         cv2.max(bright, 40).astype(np.uint16), cv2.CMP_GT)  # > 0.5 x local
+    twice = cv2.multiply(score, 2, dtype=cv2.CV_16U)  # type: ignore[call-overload]
+    floor = cv2.max(bright, 40).astype(np.uint16)  # type: ignore[call-overload]
+    rel_ok = cv2.compare(twice, floor, cv2.CMP_GT)  # > 0.5 x local
     _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.bitwise_and(mask, rel_ok)
-    mask = cv2.bitwise_and(mask, cv2.compare(score, 45, cv2.CMP_GT))
+    mask = cv2.bitwise_and(mask, cv2.compare(score, 45, cv2.CMP_GT))  # type: ignore[call-overload]
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
     return mask
@@ -74,23 +77,52 @@ def reduce(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA), 1.0 / f
 
 
-def find_blobs(image: np.ndarray) -> list[Blob]:
+def _blob(c: np.ndarray, s: float, grow: float = 0.0) -> Blob:
+    (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
+    box = cv2.boxPoints(((cx, cy), (rw + 2 * grow, rh + 2 * grow), ang))
+    order = np.argsort(np.arctan2(box[:, 1] - cy, box[:, 0] - cx))
+    corners = np.asarray(box[order] / s, np.float32)
+    area = cv2.contourArea(c) + grow * 2 * (rw + rh)
+    return Blob(corners, area / (s * s), (cx / s, cy / s))
+
+
+def _card_like(c: np.ndarray, min_area: float) -> bool:
+    area = cv2.contourArea(c)
+    _, (rw, rh), _ = cv2.minAreaRect(c)
+    return bool(area >= min_area and min(rw, rh) >= 12 and area >= 0.45 * rw * rh)
+
+
+def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Blob]:
+    """Card regions. Hands that touch make one region that is not card-like: it is eroded
+    until it falls apart into card-like regions (each grown back by the erosion); what still
+    is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped)."""
     work, s = reduce(image)
     mask = card_mask(work)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
     blobs: list[Blob] = []
     for c in contours:
-        area = cv2.contourArea(c)
-        if area < min_area:
+        if cv2.contourArea(c) < min_area:
             continue
-        (cx, cy), (rw, rh), _ = rect = cv2.minAreaRect(c)
-        if min(rw, rh) < 12 or area < 0.45 * rw * rh:
+        if _card_like(c, min_area):
+            blobs.append(_blob(c, s))
             continue
-        box = cv2.boxPoints(rect)
-        ang = np.arctan2(box[:, 1] - cy, box[:, 0] - cx)
-        box = box[np.argsort(ang)] / s
-        blobs.append(Blob(box.astype(np.float32), area / (s * s), (cx / s, cy / s)))
+        x, y, w, h = cv2.boundingRect(c)
+        part = np.zeros((h + 2, w + 2), np.uint8)
+        cv2.drawContours(part, [c], -1, 255, -1, offset=(1 - x, 1 - y))
+        found: list[Blob] = []
+        for k in (2, 4, 6, 9):
+            eroded = cv2.erode(part, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
+            subs, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            subs = [d + np.array([x - 1, y - 1]) for d in subs
+                    if cv2.contourArea(d) >= 0.5 * min_area]
+            if len(subs) > 1 and all(_card_like(d, 0.5 * min_area) for d in subs):
+                found = [_blob(d, s, grow=k) for d in subs]
+                break
+        if found:
+            blobs += found
+        elif rejected is not None:
+            rejected.append(_blob(c, s))
     return blobs
 
 
@@ -101,10 +133,10 @@ def make_frame(blob: Blob, k: int) -> Frame:
     horiz = float(np.linalg.norm(tr - tl))
     scale = FRAME_CARD_H / max(vert, 1e-3)
     width = horiz * scale
-    src = np.float32([tl, tr, bl])
-    dst = np.float32([[0, 0], [width, 0], [0, FRAME_CARD_H]])
-    to_frame = cv2.getAffineTransform(src, dst)
-    to_image = cv2.getAffineTransform(dst, src)
+    src = np.array([tl, tr, bl], np.float32)
+    dst = np.array([[0, 0], [width, 0], [0, FRAME_CARD_H]], np.float32)
+    to_frame = np.asarray(cv2.getAffineTransform(src, dst))
+    to_image = np.asarray(cv2.getAffineTransform(dst, src))
     return Frame(blob, k, width, to_frame, to_image)
 
 

@@ -23,10 +23,19 @@ from typing import Any
 import cv2
 import numpy as np
 
-from dealer_assist.domain.cards import DECK, Card, parse_card
+from dealer_assist.domain.cards import DECK, Card
 
 from .geometry import Blob, Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
-from .net import FRAME_CARD_H, NONE, PATCH_W, DnnIndexNet, IndexNet
+from .net import (
+    FRAME_CARD_H,
+    NONE,
+    PATCH_H,
+    PATCH_W,
+    STRIDE,
+    Adapter,
+    IndexNet,
+    normalise_strip,
+)
 from .trainset import RUN_STEP, slide_offsets
 
 Seat = int | str | None
@@ -36,10 +45,6 @@ DEFAULT_THRESHOLD = 0.90
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
 MODEL_NAME = "index_net.onnx"
-#: Enrolled-deck weighting: likelihood exp(PROTO_SHARPNESS x cosine similarity); cards
-#: not enrolled count as this similarity.
-PROTO_SHARPNESS = 12.0
-PROTO_NEUTRAL = 0.6
 
 
 def model_dirs() -> list[Path]:
@@ -138,56 +143,87 @@ def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
 
 
 class Reader:
-    def __init__(self, model: IndexNet | DnnIndexNet | str | Path | None = None,
+    def __init__(self, model: IndexNet | str | Path | None = None,
                  threshold: float = DEFAULT_THRESHOLD,
-                 prototypes: dict[str, np.ndarray] | None = None,
+                 deck: Adapter | None = None,
                  exhaustive: bool = False) -> None:
         if model is None:
             model = default_model_path()
-        self.net: IndexNet | DnnIndexNet
-        if isinstance(model, IndexNet | DnnIndexNet):
-            self.net = model
-        elif str(model).endswith(".onnx"):
-            self.net = DnnIndexNet(model)
-        else:
-            self.net = IndexNet.load(model)
+        self.net = model if isinstance(model, IndexNet) else IndexNet(model)
         self.threshold = threshold
-        #: enrolled deck: mean embedding per card string (see ``enroll``)
-        self.prototypes = prototypes or {}
-        self._proto_rows = [(DECK.index(parse_card(k)), v.astype(np.float32))
-                            for k, v in self.prototypes.items()]
-        #: baseline mode for the benchmark: all four frames of every blob, every window
+        #: an enrolled deck's adapter (see ``enroll``)
+        self.deck = deck or None
+        #: baseline mode for the benchmark: all four frames of every blob, a window every
+        #: 2 pixels, each read on its own
         self.exhaustive = exhaustive
 
     # -- finding and reading cards ---------------------------------------------------------
+    def _read_strips(self, strips: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
+                                                                np.ndarray, list[int]]:
+        """Every window of every strip: the strips side by side in one forward pass (the
+        network's windows never mix two strips: each strip starts on a STRIDE boundary and
+        the columns across a seam are dropped). Returns per-window rank and suit
+        probabilities, embeddings and each strip's first window."""
+        widths = [-(-s.shape[1] // STRIDE) * STRIDE for s in strips]
+        wide = np.zeros((PATCH_H, sum(widths), 3), np.uint8)
+        x = 0
+        cols: list[np.ndarray] = []
+        starts: list[int] = []
+        n = 0
+        for s, w in zip(strips, widths, strict=True):
+            wide[:, x : x + s.shape[1]] = s
+            count = (s.shape[1] - PATCH_W) // STRIDE + 1
+            cols.append(np.arange(x // STRIDE, x // STRIDE + count))
+            starts.append(n)
+            n += count
+            x += w
+        rank, suit, feats = self.net.read_strip(wide, self.deck)
+        idx = np.concatenate(cols)
+        return rank[idx], suit[idx], feats[idx], starts
+
+    def _read_windows(self, strips: list[np.ndarray], offsets: list[list[int]]) -> tuple[
+            np.ndarray, np.ndarray, np.ndarray, list[int]]:
+        """The baseline: every window cut and read on its own."""
+        patches = [window_patches(s, o) for s, o in zip(strips, offsets, strict=True)]
+        starts = list(np.cumsum([0] + [len(o) for o in offsets])[:-1])
+        rank, suit, feats = self.net.predict(np.concatenate(patches), self.deck)
+        return rank, suit, feats, [int(v) for v in starts]
+
     def find_cards(self, image: np.ndarray) -> list[Hand]:
         """Hands found; card-like regions where no index was read go to ``self.unread``."""
         self.unread: list[Blob] = []
         pyr = Pyramid(image)
-        blobs = find_blobs(image)
+        blobs = find_blobs(image, self.unread)
         evals: list[list[_FrameEval]] = []
-        patches: list[np.ndarray] = []
-        start = 0
+        strips: list[np.ndarray] = []
+        offsets: list[list[int]] = []
         card_h = _card_height(blobs)
+        step = 2 if self.exhaustive else RUN_STEP
         for blob in blobs:
             row = []
             tries = {0, 1, 2, 3} if self.exhaustive else _frames_to_try(blob, card_h)
             for k in range(4):
                 frame = make_frame(blob, k)
                 if k not in tries:
-                    row.append(_FrameEval(frame, np.zeros(0), start))
+                    row.append(_FrameEval(frame, np.zeros(0), -1))
                     continue
-                offs = slide_offsets(frame, 2 if self.exhaustive else RUN_STEP)
+                offs = slide_offsets(frame, step)
                 x0 = float(offs[0])
                 strip = cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1)
-                ints = [round(float(o) - x0) for o in offs]
-                patches.append(window_patches(strip, ints))
-                row.append(_FrameEval(frame, offs, start))
-                start += len(offs)
+                strips.append(normalise_strip(strip))
+                offsets.append([round(float(o) - x0) for o in offs])
+                row.append(_FrameEval(frame, offs, len(strips) - 1))
             evals.append(row)
-        if not patches:
+        if not strips:
             return []
-        rank, suit, feats = self.net.predict(np.concatenate(patches))
+        if self.exhaustive:
+            rank, suit, feats, starts = self._read_windows(strips, offsets)
+        else:
+            rank, suit, feats, starts = self._read_strips(strips)
+        for row in evals:
+            for fe in row:
+                if fe.start >= 0:
+                    fe.start = starts[fe.start]
         index_score = 1.0 - rank[:, NONE]
         hands: list[Hand] = []
         for blob, row in zip(blobs, evals, strict=True):
@@ -195,7 +231,7 @@ class Reader:
                 if len(fe.offsets) == 0:
                     continue
                 sc = index_score[fe.start : fe.start + len(fe.offsets)]
-                fe.peaks = _peaks(sc, 0.12 * FRAME_CARD_H, 2 if self.exhaustive else RUN_STEP)
+                fe.peaks = _peaks(sc, 0.12 * FRAME_CARD_H, step)
                 fe.score = float(sum(sc[p] for p in fe.peaks))
             best = max(range(4), key=lambda k: (row[k].score, -k))
             fe = row[best]
@@ -230,25 +266,10 @@ class Reader:
                 # the top card's other index, read upright in the opposite frame
                 other, _ = self._window_probs(opposite, opposite.peaks[0], rank, suit, feats)
                 probs = 0.5 * (probs + other)
-            probs = self._with_prototypes(probs, feat)
             box = np.array([[x, 0], [x + width, 0], [x + width, FRAME_CARD_H],
                             [x, FRAME_CARD_H]], np.float32)
             cards.append(CardRead(probs, frame.image_points(box), feat))
         return Hand(cards, blob.centre)
-
-    def _with_prototypes(self, probs: np.ndarray, feat: np.ndarray) -> np.ndarray:
-        """Weigh in the enrolled deck (see ``dealer_assist.vision.enroll``): each enrolled
-        card's likelihood grows with the cosine similarity of this window's embedding to
-        the card's mean embedding; cards not enrolled get a neutral likelihood."""
-        if not self.prototypes or feat.size == 0:
-            return probs
-        f = feat / (np.linalg.norm(feat) + 1e-6)
-        sims = np.full(52, PROTO_NEUTRAL, np.float32)
-        for i, proto in self._proto_rows:
-            sims[i] = float(proto @ f)
-        like = np.exp(PROTO_SHARPNESS * (sims - sims.max()))
-        out = probs * like
-        return np.asarray(out * float(probs.sum()) / max(float(out.sum()), 1e-12))
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -66,11 +66,10 @@ def _felt(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     base = np.array([[[hue, sat, val]]], np.uint8)
     bgr = cv2.cvtColor(base, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
     small = rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32)
-    small = cv2.GaussianBlur(small, (0, 0), 2.0)
-    tex = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    tex = cv2.resize(cv2.GaussianBlur(small, (0, 0), 2.0), (w, h), interpolation=cv2.INTER_LINEAR)
     fine = rng.normal(0, 1, (h, w)).astype(np.float32)
     img = bgr[None, None, :] * (1.0 + 0.05 * tex[..., None] + 0.03 * fine[..., None])
-    return np.clip(img, 0, 255)
+    return np.asarray(np.clip(img, 0, 255))
 
 
 def _card_layer(face: Face, h: int) -> tuple[np.ndarray, np.ndarray]:
@@ -141,7 +140,7 @@ def _zone(x: float, y: float, angle: float, w: float, h: float) -> np.ndarray:
     c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
     rect = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
     rot = np.array([[c, -s], [s, c]])
-    return rect @ rot.T + np.array([x, y])
+    return np.asarray(rect @ rot.T + np.array([x, y]))
 
 
 def compose(
@@ -177,7 +176,8 @@ def compose(
                         for dx in (-1.3 * card_h, 1.3 * card_h) for dy in (-card_h, card_h)])
         full = _fit(pts, hmat, rot, out_w, out_h, shrink)
         probe = cv2.perspectiveTransform(
-            np.float32([[[PLANE_W / 2, PLANE_H / 2], [PLANE_W / 2, PLANE_H / 2 + card_h]]]), full)[0]
+            np.array([[[PLANE_W / 2, PLANE_H / 2], [PLANE_W / 2, PLANE_H / 2 + card_h]]],
+                     np.float32), full)[0]
         if np.linalg.norm(probe[1] - probe[0]) >= 0.12 * min(out_w, out_h):
             break
 

@@ -19,13 +19,13 @@ from dealer_assist.domain.cards import DECK, RANKS, SUITS, Card
 
 from .faces import Face
 from .geometry import Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
-from .net import FRAME_CARD_H, NONE, PATCH_H, PATCH_W
+from .net import FRAME_CARD_H, NONE, PATCH_H, PATCH_W, STRIDE, normalise_strip
 from .synth import _card_layer, _felt, _paste
 
-#: Windows start every STEP frame pixels along the top edge.
+#: Training windows start every STEP frame pixels along the top edge.
 STEP = 3
-#: ... and the reader, which needs fewer, every RUN_STEP.
-RUN_STEP = 4
+#: ... and the reader's every RUN_STEP (the network's stride).
+RUN_STEP = STRIDE
 POS_TOL = 0.028 * FRAME_CARD_H
 AMBIGUOUS = 0.07 * FRAME_CARD_H
 
@@ -83,7 +83,7 @@ def label_frame(frame: Frame, cards: list[tuple[Card, np.ndarray]],
 
 
 def _to_frame_points(frame: Frame, pts: np.ndarray) -> np.ndarray:
-    return cv2.transform(np.asarray(pts, np.float32)[None], frame.to_frame)[0]
+    return np.asarray(cv2.transform(np.asarray(pts, np.float32)[None], frame.to_frame)[0])
 
 
 def photo_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -128,10 +128,11 @@ def hand_scene(faces: dict[Card, Face], rng: np.random.Generator,
         ty = size / 2 + hs * lx + hc * ly
         m = np.array([[c, -s, tx], [s, c, ty]], np.float32)
         _paste(canvas, bgr, alpha, m, shadow=float(rng.uniform(0.2, 0.55)), rng=rng)
-        corners = cv2.transform(np.float32([[[0, 0], [cw, 0], [cw, chh], [0, chh]]]), m)[0]
+        corners = cv2.transform(np.array([[[0, 0], [cw, 0], [cw, chh], [0, chh]]], np.float32),
+                                m)[0]
         out.append((card, corners))
     # a slight perspective
-    src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    src = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
     dst = (src + rng.uniform(-0.06, 0.06, (4, 2)) * size).astype(np.float32)
     hm = cv2.getPerspectiveTransform(src, dst)
     lo = dst.min(0)
@@ -162,7 +163,7 @@ def patches_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
             if not pick:
                 continue
             x0 = float(offs[0])
-            strip = cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1)
+            strip = normalise_strip(cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1))
             ints = [round(float(offs[i]) - x0) for i in pick]
             xs.append(window_patches(strip, ints))
             for i in pick:

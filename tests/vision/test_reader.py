@@ -76,6 +76,18 @@ def test_sample_images(reader: Reader, name: str) -> None:
         assert c["seat"] == t["seat"]
 
 
+def test_sample_images_read(reader: Reader) -> None:
+    """The sample photos (held-out designs): at least half of their cards read right (39 of
+    72 measured), none silently wrong."""
+    right = total = 0
+    for path in sorted(SAMPLES.glob("scene_*.jpg")):
+        truth = json.loads(path.with_suffix(".json").read_text())
+        r, s, t = _match(reader.read(cv2.imread(str(path)), truth["zones"]), truth["cards"])
+        assert s == 0, path.name
+        right, total = right + r, total + t
+    assert total == 72 and right >= 36, (right, total)
+
+
 def test_held_out_scenes(reader: Reader, can_render: None) -> None:
     decks = {d: load_deck(d) for d in HELD_OUT_DECKS}
     right = silent = total = 0
@@ -90,9 +102,10 @@ def test_held_out_scenes(reader: Reader, can_render: None) -> None:
         if len(out["hands"]) == 8:
             assert seats["dealer"] == 1
     assert silent == 0
-    # the target is 99.5%; the model in card_models/ reads far less on these designs
-    # (card_models/README.md): this floor guards against regressions only
-    assert right / total >= 0.2, (right, total)
+    # the target is 99.5%; the model in card_models/ reads about half of these cards
+    # (53% measured on these seeds, card_models/README.md): this floor guards against
+    # regressions only
+    assert right / total >= 0.45, (right, total)
 
 
 def test_seats_along_the_arc_without_zones(reader: Reader, can_render: None) -> None:
