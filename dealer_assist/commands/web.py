@@ -29,6 +29,19 @@ DEMO_TABLES: dict[str, tuple[int, dict[str, Any]]] = {
 }
 
 
+#: How long an idle client connection stays open (seconds): longer than a round takes.
+KEEPALIVE_SECONDS = 75
+#: How long a worker thread may keep Python's GIL while others wait for it (seconds; Python's
+#: default is 0.005). Logging a round waits on the database several times, and after each
+#: wait it needs the GIL back: with 5 ms a round queued behind a busy thread (a PDF report,
+#: another round's settling) lost up to 5 ms per wait, and SQLite's one writer with it.
+SWITCH_INTERVAL = 0.001
+
+
+def _worker_started(worker: Any) -> None:
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
+
 def run_gunicorn(config: dict[str, Any], host: str, port: int, workers: int,
                  threads: int) -> None:
     """Serve ``create_app(config)`` with gunicorn (one app per worker process)."""
@@ -41,7 +54,12 @@ def run_gunicorn(config: dict[str, Any], host: str, port: int, workers: int,
             settings = {"bind": f"{host}:{port}", "workers": workers, "threads": threads,
                         "worker_class": "gthread" if threads > 1 else "sync",
                         "accesslog": "-", "errorlog": "-", "timeout": 60,
-                        "forwarded_allow_ips": "127.0.0.1"}
+                        "forwarded_allow_ips": "127.0.0.1",
+                        # A terminal logs a round every minute or so: keep its connection
+                        # open between rounds (gunicorn's default closes it after 2 s, so
+                        # nearly every round paid for a new connection, or raced its close).
+                        "keepalive": KEEPALIVE_SECONDS,
+                        "post_worker_init": _worker_started}
             for key, value in settings.items():
                 self.cfg.set(key, value)
 
