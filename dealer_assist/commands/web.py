@@ -39,7 +39,10 @@ SWITCH_INTERVAL = 0.001
 
 
 def _worker_started(worker: Any) -> None:
+    from dealer_assist.web import report_worker
+
     sys.setswitchinterval(SWITCH_INTERVAL)
+    report_worker.start()  # PDFs are drawn beside the worker, not in it
 
 
 def run_gunicorn(config: dict[str, Any], host: str, port: int, workers: int,

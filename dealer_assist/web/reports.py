@@ -80,20 +80,19 @@ def token(view: Callable[P, R]) -> Callable[P, R]:
     return wrapped
 
 
-def _session() -> Any:
+def _pdf(kind: str, args: dict[str, Any], name: str) -> Response:
+    """Report ``kind`` drawn in this worker's report process (see :mod:`.report_worker`)."""
     engine = getattr(_backend(), "engine", None)
     if engine is None:
         raise UnavailableError("reports need the hand log (the services backend)")
     from dealer_assist.store import db
 
-    return db.session_factory(engine)()
+    from . import report_worker
 
-
-def _pdf(write: Callable[[Any, io.BytesIO], object], name: str) -> Response:
-    buffer = io.BytesIO()
-    session = _session()
+    timeout = current_app.config.get("DATABASE_STATEMENT_TIMEOUT", db.SERVED_STATEMENT_TIMEOUT)
+    session = db.session_factory(engine)()
     try:
-        write(session, buffer)
+        data = report_worker.draw(kind, engine, timeout, session, args)
     except NotFound as exc:
         raise NotFoundError(exc.message) from exc
     except StoreUnavailable as exc:
@@ -102,8 +101,7 @@ def _pdf(write: Callable[[Any, io.BytesIO], object], name: str) -> Response:
         raise BackendError(exc.message) from exc
     finally:
         session.close()
-    buffer.seek(0)
-    response = send_file(buffer, mimetype="application/pdf", as_attachment=True,
+    response = send_file(io.BytesIO(data), mimetype="application/pdf", as_attachment=True,
                          download_name=name)
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -118,22 +116,15 @@ def _auditor() -> str | None:
 
 
 def _shift(shift_id: int) -> Response:
-    from dealer_assist.reports import shift_report
-
-    auditor = _auditor()
-    return _pdf(lambda s, out: shift_report(s, shift_id, out, auditor=auditor),
+    return _pdf("shift", {"shift_id": shift_id, "auditor": _auditor()},
                 f"shift-{shift_id}-report.pdf")
 
 
 def _dispute(round_id: int) -> Response:
-    from dealer_assist.reports import dispute_sheet
-
-    return _pdf(lambda s, out: dispute_sheet(s, round_id, out), f"round-{round_id}-dispute.pdf")
+    return _pdf("dispute", {"round_id": round_id}, f"round-{round_id}-dispute.pdf")
 
 
 def _day() -> Response:
-    from dealer_assist.reports import day_report
-
     raw = request.args.get("date", "")
     try:
         day = date.fromisoformat(raw)
@@ -148,9 +139,9 @@ def _day() -> Response:
     if hours_raw not in (None, "", "8", "12", "24"):
         raise BackendError("shift_hours is 8, 12 or 24", "shift_hours")
     hours = int(hours_raw) if hours_raw else None
-    auditor = _auditor()
-    return _pdf(lambda s, out: day_report(s, day, out, day_start=start, shift_hours=hours,
-                                          auditor=auditor),
+    return _pdf("day", {"day": day.isoformat(),
+                        "day_start": None if start is None else start.isoformat(),
+                        "shift_hours": hours, "auditor": _auditor()},
                 f"floor-{day.isoformat()}.pdf")
 
 
