@@ -28,6 +28,7 @@ from dealer_assist.domain.settlement import RoundSettlement, settle_round
 from dealer_assist.store.audit import (
     append_event,
     canonical_json,
+    connection_of,
     lock_head,
     record_digest,
     round_digest,
@@ -260,7 +261,7 @@ def _logged_from_store(session: orm.Session, round_id: int, *, replayed: bool) -
                        settlement.to_json(), replayed, event_hash)
 
 
-def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
+def _insert_round(session: orm.Session | sa.Connection, *, info: _TableInfo, entry: RoundEntry,
                   settlement: RoundSettlement, user: _Who | User, source: str,
                   photo_sha256: str | None, idempotency_key: str | None, request_sha: str,
                   head: tuple[int, str, int], at: datetime | None = None,
@@ -274,7 +275,7 @@ def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
     ``shift_id``: the table's open shift if the caller read it under the lock;
     ``settlement_json``: ``settlement.to_json()`` if already made (outside the lock).
     """
-    conn = session.connection()
+    conn = connection_of(session)
     if shift_id is None:
         shift_id = conn.execute(_OPEN_SHIFT, {"table_id": info.id}).scalar()
     if shift_id is None:
@@ -301,7 +302,7 @@ def _insert_round(session: orm.Session, *, info: _TableInfo, entry: RoundEntry,
          idempotency_key, settlement.total),
         [[row[k] for k in _SEAT_ORDER] for row in seat_rows])
     appended = append_event(
-        session, chain=table_chain(info.id), actor=user.name, action=action, table_id=info.id,
+        conn, chain=table_chain(info.id), actor=user.name, action=action, table_id=info.id,
         shift_id=shift_id, round_id=round_id, digest=digest, at=at, head=head,
         round_serial=serial,
         payload={"serial": serial, "total": settlement.total, "seats": len(seat_rows),
@@ -368,8 +369,9 @@ def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, An
     """The write transaction of :func:`log_round`: lock the table's chain head, read what
     the round depends on as it is now (one statement), write round, seats and audit event."""
     info = settled.info
-    head = lock_head(session, table_chain(info.id))
-    row = session.connection().execute(
+    conn = session.connection()
+    head = lock_head(conn, table_chain(info.id))
+    row = conn.execute(
         _LOCKED_READ, {"name": table, "user": user, "key": idempotency_key}).one_or_none()
     if row is None:
         _seen(session).pop(table, None)
@@ -394,7 +396,7 @@ def _log_locked(session: orm.Session, *, table: str, round_json: Mapping[str, An
         raise Conflict(f"table {table!r} has no open shift: a supervisor must open one "
                        f"before rounds are logged")
     logged, _ = _insert_round(
-        session, info=now, entry=settled.entry, settlement=settled.settlement,
+        conn, info=now, entry=settled.entry, settlement=settled.settlement,
         user=_Who(int(user_id), user), source=source, photo_sha256=photo_sha256,
         idempotency_key=idempotency_key, request_sha=request_sha, head=head,
         shift_id=int(shift_id), settlement_json=settled.settlement_json)

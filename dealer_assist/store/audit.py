@@ -202,19 +202,25 @@ _UPDATE_HEAD = (sa.update(_HEADS).where(_HEADS.c.chain == sa.bindparam("b_chain"
                         round_serial=sa.bindparam("b_serial")))
 
 
-def lock_head(session: orm.Session, chain: str) -> tuple[int, str, int]:
+def connection_of(where: orm.Session | sa.Connection) -> sa.Connection:
+    """The connection of a session's transaction (the ORM's look-up costs; pass the
+    connection itself on a hot path)."""
+    return where if isinstance(where, sa.Connection) else where.connection()
+
+
+def lock_head(session: orm.Session | sa.Connection, chain: str) -> tuple[int, str, int]:
     """Lock the chain's head row for this transaction; return (seq, hash, round_serial).
 
     PostgreSQL: ``SELECT ... FOR UPDATE`` (other writers of this chain wait until commit).
     SQLite: the transaction already holds the database's write lock (``BEGIN IMMEDIATE``).
     """
-    row = session.connection().execute(_LOCK_HEAD, {"chain": chain}).one_or_none()
+    row = connection_of(session).execute(_LOCK_HEAD, {"chain": chain}).one_or_none()
     if row is None:
         raise LookupError(f"audit chain {chain!r} has no head row")
     return int(row[0]), str(row[1]), int(row[2])
 
 
-def append_event(session: orm.Session, *, chain: str, actor: str, action: str,
+def append_event(session: orm.Session | sa.Connection, *, chain: str, actor: str, action: str,
                  table_id: int | None = None, shift_id: int | None = None,
                  round_id: int | None = None, digest: str | None = None,
                  payload: dict[str, Any] | None = None, at: datetime | None = None,
@@ -233,7 +239,7 @@ def append_event(session: orm.Session, *, chain: str, actor: str, action: str,
                            table_id=table_id, shift_id=shift_id, round_id=round_id,
                            digest=digest, payload=payload_text)
     new_hash = chain_hash(prev_hash, text)
-    conn = session.connection()
+    conn = connection_of(session)
     conn.execute(_INSERT_EVENT, {
         "chain": chain, "seq": seq, "at": at, "actor": actor, "action": action,
         "table_id": table_id, "shift_id": shift_id, "round_id": round_id, "digest": digest,
@@ -256,6 +262,7 @@ __all__ = [
     "canonical_event_text",
     "canonical_json",
     "chain_hash",
+    "connection_of",
     "digest_of_texts",
     "encode_rows",
     "int_text",
