@@ -70,6 +70,8 @@ TABLES = 20
 INTERVALS = (2.0, 0.5)
 #: gunicorn keeps an idle client connection this long (as ``dealer-assist serve`` does).
 KEEPALIVE = 75
+#: How long each open-loop run lasts (seconds).
+OPEN_SECONDS = 60
 
 
 # ---------------------------------------------------------------- the bare endpoint
@@ -377,9 +379,9 @@ def measure(engine: str, url: str, requests: int, cleanup: Any) -> list[tuple[st
                 got = {}
                 for kind, port, path in (("app", app_port, "/api/v1/tables/{table}/rounds"),
                                          ("bare", bare_port, "/bare")):
-                    # open loop: as many rounds per client as fit 20 s, at least 10 each
-                    n = requests if not interval else max(
-                        clients * 10, min(requests, int(clients * 20 / interval)))
+                    # open loop: every client's rounds due over OPEN_SECONDS (600 rounds
+                    # at every 2 s, so the p99 is not one hiccup: the 6th slowest)
+                    n = requests if not interval else int(clients * OPEN_SECONDS / interval)
                     try:
                         got[kind] = run_clients(port, path, token, clients, n,
                                                 interval=interval, one_table=one_table)
