@@ -42,12 +42,27 @@ def unavailable(error: sa_exc.DBAPIError) -> StoreUnavailable:
             f"({text}); nothing was written, try again")
     if _read_only(error):
         return StoreUnavailable(f"the database is read-only ({text}); nothing was written")
+    if _disk_full(error):
+        return StoreUnavailable(
+            f"the database is out of disk space ({text}); nothing was written, free space "
+            f"and try again")
+    if "disk I/O error" in text:
+        # SQLite: a write the file system refused (a file-size limit, a failing disk).
+        return StoreUnavailable(
+            f"the database could not write to its disk ({text}: the disk may be full or "
+            f"failing); nothing was written")
     return StoreUnavailable(f"the database cannot be reached ({text}); nothing was written")
 
 
 def _read_only(error: sa_exc.DBAPIError) -> bool:
     # PostgreSQL 25006: a standby, or a server set read-only (default_transaction_read_only).
     return getattr(error.orig, "sqlstate", None) == "25006"
+
+
+def _disk_full(error: sa_exc.DBAPIError) -> bool:
+    # PostgreSQL 53100 (could not extend a file); SQLite's SQLITE_FULL.
+    return (getattr(error.orig, "sqlstate", None) == "53100"
+            or "database or disk is full" in _describe(error))
 
 
 def _is_unavailable(error: sa_exc.DBAPIError) -> bool:

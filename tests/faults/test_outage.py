@@ -4,16 +4,22 @@ or a trace), nothing is written meanwhile, and logging resumes when it is back.
 
 PostgreSQL is made unreachable through a proxy the test cuts (the machine's PostgreSQL keeps
 running); SQLite is locked by another connection holding its write lock, and runs out of
-disk (the server's file-size limit lowered with prlimit, as a full disk refuses writes)."""
+disk (the server's file-size limit lowered with prlimit, as a full disk refuses writes);
+PostgreSQL's volume fills up (its tables moved to a small tmpfs tablespace)."""
 
 from __future__ import annotations
 
 import re
 import resource
+import shutil
 import sqlite3
+import subprocess
+import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +28,7 @@ import requests
 import sqlalchemy as sa
 
 from dealer_assist.store import db
-from tests.security.floor import PASSWORDS, PG_URL, Floor, round_json, verify
+from tests.security.floor import PASSWORDS, PG_URL, Floor, counts, round_json, verify
 
 from .proxy import Proxy
 from .server import Client, Server
@@ -153,6 +159,7 @@ def test_sqlite_disk_full_then_space_again(sqlite_floor: Floor, tmp_path: Path) 
                     if status == 201:
                         continue
                     assert_unavailable(status, body, started, 10)
+                    assert "could not write to its disk" in body["error"]["message"], body
                     refused = i
                     break
                 assert refused, "the server kept writing past the limit"
@@ -167,6 +174,159 @@ def test_sqlite_disk_full_then_space_again(sqlite_floor: Floor, tmp_path: Path) 
     assert "Traceback" not in server.log()
     result = verify(sqlite_floor.url)
     assert result.ok and result.rounds == refused
+
+
+@contextmanager
+def small_volume(size_mb: int) -> Iterator[Path]:
+    """A folder on its own tmpfs of ``size_mb``: a volume that fills up. Needs root (mount),
+    as the tests have on this machine kind."""
+    folder = Path(tempfile.mkdtemp(prefix="da_full_"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs",
+                              str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        folder.rmdir()
+        pytest.skip(f"cannot mount a small volume here ({mounted.stderr.strip()})")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+        folder.rmdir()
+
+
+def fill(folder: Path) -> Path:
+    """Fill the volume of ``folder`` to the last byte; the filler file (delete it to free)."""
+    filler = folder / "filler"
+    with open(filler, "wb") as f, pytest.raises(OSError, match="No space left"):
+        while True:
+            f.write(b"\0" * 65536)
+            f.flush()
+    return filler
+
+
+def log_until_refused(api: Client, floor: Floor, key: str) -> int:
+    """On a full volume: log rounds 2, 3, ... (the room left in the pages already there
+    takes a few) until one is refused; it must be a 503 saying the disk is full, with no
+    row of it written. Returns the refused round's number."""
+    before = counts(floor.url)
+    for i in range(2, 200):
+        started = time.monotonic()
+        status, body = api.request("POST", "/api/v1/tables/T1/rounds", round_json(i),
+                                   {"Idempotency-Key": f"{key}-{i:05}"})
+        if status == 201:
+            before = counts(floor.url)
+            continue
+        assert_unavailable(status, body, started, 10)
+        assert "out of disk space" in body["error"]["message"], body
+        assert counts(floor.url) == before          # nothing half-written
+        print(f"{key}: round {i} refused: {body['error']['message']}")
+        return i
+    raise AssertionError("the database kept writing on a full volume")
+
+
+@contextmanager
+def small_tablespace(size_mb: int) -> Iterator[str]:
+    """A PostgreSQL tablespace on a small volume; its name. The tests' PostgreSQL runs on
+    this machine."""
+    from tests.security.floor import PG_URL as root_url
+
+    name = f"da_full_{uuid.uuid4().hex[:8]}"
+    with small_volume(size_mb) as folder:
+        shutil.chown(folder, "postgres", "postgres")
+        root = db.make_engine(root_url or "").execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            with root.connect() as conn:
+                conn.exec_driver_sql(f"CREATE TABLESPACE {name} LOCATION '{folder}'")
+            try:
+                yield name
+            finally:
+                with root.connect() as conn:
+                    conn.exec_driver_sql(f"DROP TABLESPACE IF EXISTS {name}")
+        finally:
+            root.dispose()
+
+
+def test_sqlite_volume_full_then_space_again(tmp_path: Path) -> None:
+    """The volume holding the SQLite file fills up (a real ENOSPC, SQLITE_FULL): a round is
+    a 503 that says so, nothing of it is written, and it logs with the next serial once
+    space is freed."""
+    from tests.security.floor import build_floor, cheap_hashing
+
+    cheap_hashing()
+    with small_volume(8) as folder:
+        floor = build_floor("sqlite", folder, tables=("T1",))
+        server = Server(floor.url, tmp_path, threads=4).start()
+        try:
+            with Client(server.port, floor.tokens["dealer"], timeout=60) as api:
+                assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
+                                   {"Idempotency-Key": "sqlite-volume-full-1"})[0] == 201
+                filler = fill(folder)
+                refused = log_until_refused(api, floor, "sqlite-volume-full")
+                filler.unlink()               # space again
+                status, body = api.request("POST", "/api/v1/tables/T1/rounds",
+                                           round_json(refused), {"Idempotency-Key":
+                                                                 f"sqlite-volume-full-{refused:05}"})
+                assert status == 201 and body["serial"] == refused, body
+        finally:
+            server.stop()
+        assert "Traceback" not in server.log()
+        result = verify(floor.url)
+        assert result.ok and result.rounds == refused
+
+
+def move_schema(conn: sa.Connection, schema: str, space: str) -> None:
+    """Every table and index of ``schema`` into tablespace ``space``."""
+    for relation, kind in conn.exec_driver_sql(
+            "SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind IN ('r', 'i')",
+            (schema,)).all():
+        what = "TABLE" if kind == "r" else "INDEX"
+        conn.exec_driver_sql(f'ALTER {what} "{schema}"."{relation}" SET TABLESPACE {space}')
+
+
+@pg_only
+def test_postgresql_disk_full_then_space_again(pg_floor: Floor, tmp_path: Path) -> None:
+    """The volume holding the hand log fills up (here: its tables and indexes moved to a
+    4 MB volume, then a filler table takes the rest): a round is a clear 503 that says
+    so, nothing of it is written, and it logs with the next serial once space is freed."""
+    schema = pg_floor.schema
+    assert schema
+    owner = db.make_engine(pg_floor.url).execution_options(isolation_level="AUTOCOMMIT")
+    with small_tablespace(4) as space:
+        try:
+            with owner.connect() as conn:
+                move_schema(conn, schema, space)
+                conn.exec_driver_sql(f"CREATE TABLE filler (b text) TABLESPACE {space}")
+                conn.exec_driver_sql("ALTER TABLE filler ALTER b SET STORAGE PLAIN")
+            server = Server(pg_floor.url, tmp_path, workers=1, threads=4).start()
+            try:
+                with Client(server.port, pg_floor.tokens["dealer"], timeout=60) as api:
+                    assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
+                                       {"Idempotency-Key": "pg-full-1"})[0] == 201
+                    with owner.connect() as conn, pytest.raises(   # the volume fills up
+                            sa.exc.OperationalError, match="space"):
+                        for _ in range(10_000):
+                            conn.exec_driver_sql(
+                                "INSERT INTO filler SELECT string_agg(md5(random()::text), '')"
+                                " FROM generate_series(1, 60)")
+                    refused = log_until_refused(api, pg_floor, "pg-volume-full")
+                    with owner.connect() as conn:     # space again
+                        conn.exec_driver_sql("DROP TABLE filler")
+                    status, body = api.request("POST", "/api/v1/tables/T1/rounds",
+                                               round_json(refused),
+                                               {"Idempotency-Key":
+                                                f"pg-volume-full-{refused:05}"})
+                    assert status == 201 and body["serial"] == refused, body
+            finally:
+                server.stop()
+            assert "Traceback" not in server.log()
+            result = verify(pg_floor.url)
+            assert result.ok and result.rounds == refused
+        finally:
+            # off the small volume before it goes (the schema is dropped by the fixture)
+            with owner.connect() as conn:
+                conn.exec_driver_sql("DROP TABLE IF EXISTS filler")
+                move_schema(conn, schema, "pg_default")
+            owner.dispose()
 
 
 #: The longest a served request may wait on a PostgreSQL that is cut off (connections
