@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -85,7 +86,9 @@ def build(jobs: list[tuple[str, int, int]], workers: int, parts: Path | None = N
         else:
             todo.append((n, job))
     t0 = time.time()
-    with ProcessPoolExecutor(workers) as pool:
+    # spawn, not fork: a child forked after this process used OpenCV's threads can hang
+    # for ever on a lock one of them held (seen: workers idle at ``import cv2``)
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         running = {}
         while todo or running:
             while todo and len(running) < 2 * workers and (

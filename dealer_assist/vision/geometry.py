@@ -20,6 +20,10 @@ from .net import FRAME_CARD_H, PATCH_H, PATCH_W
 WORK_SIDE = 1000
 #: Blobs smaller than this share of the photo's area are ignored (dust, chips).
 MIN_BLOB_SHARE = 0.0008
+#: A spread hand of three is at most about 1.5 card heights long (measured on generated
+#: tables: 0.93-1.46; two touching hands 2.45 and more): a region longer than this many
+#: card heights is hands in a row, cut apart at their narrowest waists.
+ROW_OF_HANDS = 1.75
 
 
 @dataclass
@@ -123,7 +127,71 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Bl
             blobs += found
         elif rejected is not None:
             rejected.append(_blob(c, s))
-    return blobs
+    return _split_rows(blobs, mask, s, min_area)
+
+
+def blob_sides(blob: Blob) -> tuple[float, float]:
+    """(short, long) sides of the blob's rectangle."""
+    c = blob.corners
+    a = float(np.linalg.norm(c[1] - c[0]))
+    b = float(np.linalg.norm(c[3] - c[0]))
+    return min(a, b), max(a, b)
+
+
+def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) -> list[Blob]:
+    """Cut regions that are several hands touching in a row (longer than ROW_OF_HANDS card
+    heights) at the narrowest waists of their card-white along the row. The card height is
+    the median short side of the spread hands (wider than tall) in the photo."""
+    sides = [blob_sides(b) for b in blobs]
+    fans = [lo for lo, hi in sides if hi > 1.12 * lo]
+    if not fans:
+        return blobs
+    card_h = float(np.median(fans))
+    out: list[Blob] = []
+    for blob, (_, long) in zip(blobs, sides, strict=True):
+        if long <= ROW_OF_HANDS * card_h:
+            out.append(blob)
+            continue
+        out += _cut_row(blob, mask, s, min_area, round(long / (1.3 * card_h))) or [blob]
+    return out
+
+
+def _cut_row(blob: Blob, mask: np.ndarray, s: float, min_area: float,
+             hands: int) -> list[Blob]:
+    """``blob`` cut across its long axis into ``hands`` parts, each cut at the narrowest
+    point of the mask's profile near its share of the length; [] when that fails."""
+    corners = blob.corners * s  # work pixels
+    centre = corners.mean(axis=0)
+    a, b = corners[1] - corners[0], corners[3] - corners[0]
+    u = a if np.linalg.norm(a) >= np.linalg.norm(b) else b
+    length = float(np.linalg.norm(u))
+    u = u / max(length, 1e-6)
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 1
+    x0, y0 = max(x0, 0), max(y0, 0)
+    part = mask[y0:y1, x0:x1].copy()
+    box = np.zeros_like(part)
+    cv2.fillConvexPoly(box, np.round(corners - (x0, y0)).astype(np.int32), 255)
+    part = cv2.bitwise_and(part, box)
+    ys, xs = np.nonzero(part)
+    if len(xs) == 0 or hands < 2:
+        return []
+    t = (xs + x0 - centre[0]) * u[0] + (ys + y0 - centre[1]) * u[1] + length / 2
+    counts = np.bincount(np.clip(t, 0, length).astype(int), minlength=int(length) + 1)
+    profile = np.convolve(counts, np.ones(5) / 5, mode="same")
+    v = np.array([-u[1], u[0]])
+    for k in range(1, hands):
+        lo, hi = int(length * (k - 0.4) / hands), int(length * (k + 0.4) / hands)
+        cut = lo + int(np.argmin(profile[lo:hi])) if hi > lo else int(length * k / hands)
+        p = centre + (cut - length / 2) * u - (x0, y0)
+        ends = [p + 2 * length * v, p - 2 * length * v]
+        a_end, b_end = (tuple(round(float(c)) for c in e) for e in ends)
+        cv2.line(part, a_end, b_end, 0, 3)
+    subs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    subs = [d + np.array([x0, y0]) for d in subs if cv2.contourArea(d) >= 0.5 * min_area]
+    if len(subs) < 2 or not all(_card_like(d, 0.5 * min_area) for d in subs):
+        return []
+    return [_blob(d, s) for d in subs]
 
 
 def make_frame(blob: Blob, k: int) -> Frame:

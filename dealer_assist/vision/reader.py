@@ -25,7 +25,16 @@ import numpy as np
 
 from dealer_assist.domain.cards import DECK, Card
 
-from .geometry import Blob, Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
+from .geometry import (
+    Blob,
+    Frame,
+    Pyramid,
+    blob_sides,
+    cut_strip,
+    find_blobs,
+    make_frame,
+    window_patches,
+)
 from .net import (
     FRAME_CARD_H,
     NONE,
@@ -100,17 +109,10 @@ def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
     return np.asarray(joint.reshape(-1))
 
 
-def _sides(blob: Blob) -> tuple[float, float]:
-    c = blob.corners
-    a = float(np.linalg.norm(c[1] - c[0]))
-    b = float(np.linalg.norm(c[3] - c[0]))
-    return min(a, b), max(a, b)
-
-
 def _card_height(blobs: list[Blob]) -> float | None:
     """The card height in the photo, from the hands spread wider than tall (their short
     side is a card's height); None when no blob tells."""
-    fans = [lo for lo, hi in map(_sides, blobs) if hi > 1.12 * lo]
+    fans = [lo for lo, hi in map(blob_sides, blobs) if hi > 1.12 * lo]
     return float(np.median(fans)) if fans else None
 
 
