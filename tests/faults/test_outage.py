@@ -329,6 +329,70 @@ def test_postgresql_disk_full_then_space_again(pg_floor: Floor, tmp_path: Path) 
             owner.dispose()
 
 
+@pg_only
+def test_postgresql_fails_over_to_read_only_mid_shift(tmp_path: Path) -> None:
+    """Mid-shift the database becomes a read-only standby (a failover: every connection
+    dropped, the server that answers refuses writes): a round is a 503 saying the
+    database is read-only, reads go on, nothing is written; when a writable server is back
+    (connections dropped again), the same Idempotency-Key logs it with the next serial.
+    A database of its own, so the read-only setting touches no other test."""
+    from tests.security.floor import build_floor, cheap_hashing
+
+    cheap_hashing()
+    name = f"da_failover_{uuid.uuid4().hex[:8]}"
+    url = sa.engine.make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+    root = db.make_engine(PG_URL or "").execution_options(isolation_level="AUTOCOMMIT")
+
+    def failover(read_only: bool) -> None:
+        with root.connect() as conn:
+            setting = "SET default_transaction_read_only = on" if read_only else "RESET ALL"
+            conn.exec_driver_sql(f"ALTER DATABASE {name} {setting}")
+            conn.exec_driver_sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                 "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+
+    with root.connect() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE {name}")
+    try:
+        floor = build_floor("postgresql", tmp_path, tables=("T1",), url=url)
+        server = Server(url, tmp_path, workers=1, threads=4).start()
+        try:
+            with Client(server.port, floor.tokens["dealer"], timeout=60) as api:
+                assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
+                                   {"Idempotency-Key": "failover-1"})[0] == 201
+                before = counts(url)
+                failover(read_only=True)
+                answers = []
+                for _ in range(3):   # the first may meet a dropped connection
+                    started = time.monotonic()
+                    status, body = api.request("POST", "/api/v1/tables/T1/rounds",
+                                               round_json(2), {"Idempotency-Key": "failover-2"})
+                    assert_unavailable(status, body, started, 10)
+                    answers.append(body["error"]["message"])
+                assert "read-only" in answers[-1], answers
+                status, _ = api.request("GET", "/api/v1/rounds?table=T1")
+                assert status == 200                 # reads go on
+                assert counts(url) == before
+                print(f"PostgreSQL failed over to read-only: {answers[-1]}")
+                failover(read_only=False)
+                deadline = time.monotonic() + 20
+                while True:
+                    status, body = api.request("POST", "/api/v1/tables/T1/rounds",
+                                               round_json(2), {"Idempotency-Key": "failover-2"})
+                    if status != 503 or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.5)
+                assert status == 201 and body["serial"] == 2, body
+        finally:
+            server.stop()
+        assert "Traceback" not in server.log()
+        result = verify(url)
+        assert result.ok and result.rounds == 2
+    finally:
+        with root.connect() as conn:
+            conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        root.dispose()
+
+
 #: The longest a served request may wait on a PostgreSQL that is cut off (connections
 #: refused: at once), or that never answers (the client's deadline, the statement timeout
 #: plus its grace), with room for a loaded machine.

@@ -71,13 +71,16 @@ def drop_pg_schema(schema: str) -> None:
 
 
 def build_floor(engine_name: str, folder: Path, *, tables: tuple[str, ...] = TABLES,
-                **table_options: Any) -> Floor:
-    """A fresh floor: users, tokens, tables, each table's shift open (by the supervisor)."""
+                url: str | None = None, **table_options: Any) -> Floor:
+    """A fresh floor: users, tokens, tables, each table's shift open (by the supervisor).
+    ``url``: in that (empty) database rather than a new SQLite file or schema."""
     from dealer_assist import services
     from dealer_assist.store import db
 
     schema = None
-    if engine_name == "sqlite":
+    if url is not None:
+        pass
+    elif engine_name == "sqlite":
         url = db.default_sqlite_url(folder)
     else:
         url, schema = new_pg_schema()
