@@ -77,7 +77,7 @@ def register(group: click.Group) -> None:
                   help='Seat zones JSON: {"1": [[x, y], ...], ..., "dealer": [[x, y], ...]}.')
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=None,
-                  help="Confidence under which a card needs confirmation (default 0.90).")
+                  help="Confidence under which a card needs confirmation (default 0.95).")
     @click.option("--deck", "deck_file", type=click.Path(path_type=Path),
                   help="An enrolled deck (.npz from `vision enroll`).")
     @database_option

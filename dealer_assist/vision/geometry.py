@@ -24,6 +24,9 @@ MIN_BLOB_SHARE = 0.0008
 #: tables: 0.93-1.46; two touching hands 2.45 and more): a region longer than this many
 #: card heights is hands in a row, cut apart at their narrowest waists.
 ROW_OF_HANDS = 1.75
+#: Hands that touch are told apart by their cores: card-white farther from the edge than
+#: this share of the deepest point (the narrow joins between hands are shallower).
+CORE_DEPTH = 0.6
 
 
 @dataclass
@@ -123,11 +126,42 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Bl
             if len(subs) > 1 and all(_card_like(d, 0.5 * min_area) for d in subs):
                 found = [_blob(d, s, grow=k) for d in subs]
                 break
+        if not found:
+            found = _split_cores(part, (x - 1, y - 1), s, min_area)
         if found:
             blobs += found
         elif rejected is not None:
             rejected.append(_blob(c, s))
     return _split_rows(blobs, mask, s, min_area)
+
+
+def _split_cores(part: np.ndarray, origin: tuple[int, int], s: float,
+                 min_area: float) -> list[Blob]:
+    """Touching hands that erosion cannot part (a whole arc of hands, say): each hand's
+    core (its card-white farthest from any edge, more than CORE_DEPTH of the deepest) seeds
+    a watershed over the region, whose basins are the hands; [] unless there are two or
+    more and every one is card-like."""
+    dist = cv2.distanceTransform(part, cv2.DIST_L2, 5)
+    core = cv2.compare(dist, CORE_DEPTH * float(dist.max()), cv2.CMP_GT)  # type: ignore[call-overload]
+    n, labels = cv2.connectedComponents(core)
+    if n < 3:  # background and one core: one hand
+        return []
+    markers = labels.astype(np.int32) + 1  # 1: the felt and the unknown, 2..n: the cores
+    markers[(part > 0) & (core == 0)] = 0  # the unknown, to flood
+    basins = cv2.watershed(cv2.cvtColor(part, cv2.COLOR_GRAY2BGR), markers)
+    found: list[Blob] = []
+    for k in range(2, n + 1):
+        subs, _ = cv2.findContours(np.where(basins == k, 255, 0).astype(np.uint8),
+                                   cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not subs:
+            continue
+        d = max(subs, key=cv2.contourArea) + np.array(origin)
+        if cv2.contourArea(d) < 0.5 * min_area:
+            continue
+        if not _card_like(d, 0.5 * min_area):
+            return []
+        found.append(_blob(d, s))
+    return found if len(found) > 1 else []
 
 
 def blob_sides(blob: Blob) -> tuple[float, float]:
@@ -148,11 +182,19 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
         return blobs
     card_h = float(np.median(fans))
     out: list[Blob] = []
-    for blob, (_, long) in zip(blobs, sides, strict=True):
-        if long <= ROW_OF_HANDS * card_h:
+    todo = list(blobs)
+    cuts = 0
+    while todo:
+        blob = todo.pop()
+        # in two at the narrowest waist, then each part again while it is still too long
+        # (how many hands a row holds is not known: hands are spread differently)
+        parts = (_cut_row(blob, mask, s, min_area, 2)
+                 if blob_sides(blob)[1] > ROW_OF_HANDS * card_h and cuts < 16 else [])
+        cuts += bool(parts)
+        if parts:
+            todo += parts
+        else:
             out.append(blob)
-            continue
-        out += _cut_row(blob, mask, s, min_area, round(long / (1.3 * card_h))) or [blob]
     return out
 
 
