@@ -91,7 +91,8 @@ def _glyph(text: str, font: str, px: int, spacing: float = 0.0) -> np.ndarray:
         gap = round(spacing * px)
         trimmed = [_trim_x(p) for p in parts]
         width = sum(p.shape[1] for p in trimmed) + gap * (len(parts) - 1)
-        m = np.zeros((hh, max(width, 1)), np.float32)
+        # a negative gap (a tight "10") must not make it narrower than its widest glyph
+        m = np.zeros((hh, max(width, *(p.shape[1] for p in trimmed), 1)), np.float32)
         x = 0
         for p in trimmed:
             x0 = max(0, min(x, m.shape[1] - p.shape[1]))
