@@ -26,6 +26,7 @@ import numpy as np
 from dealer_assist.domain.cards import DECK, Card
 
 from .geometry import (
+    ROW_OF_HANDS,
     Blob,
     Frame,
     Pyramid,
@@ -53,8 +54,9 @@ Seat = int | str | None
 #: photos of 30 procedural decks never trained on (none of the held-out designs): the
 #: surest wrong read there scored 0.906, so 0.95 leaves a margin.
 DEFAULT_THRESHOLD = 0.95
-#: A hand whose region is this many times the median hand's is flagged: one hand's
-#: region is 0.8-1.9 card heights squared on generated tables, two touching 2.9 and more.
+#: A hand whose region is this many times the median hand's is flagged (two touching hands
+#: read as one): one hand's region was at most 1.4 times the median on 40 generated tables.
+#: So is one longer than ``geometry.ROW_OF_HANDS`` card heights (a row that could not be cut).
 OVERSIZED_HAND = 1.9
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
@@ -97,6 +99,7 @@ class Hand:
     centre: tuple[float, float]
     seat: Seat = None
     area: float = 0.0  # of its card-white region, in pixels
+    length: float = 0.0  # the long side of its region, in pixels
 
 
 @dataclass
@@ -200,12 +203,14 @@ class Reader:
     def find_cards(self, image: np.ndarray) -> list[Hand]:
         """Hands found; card-like regions where no index was read go to ``self.unread``."""
         self.unread: list[Blob] = []
+        self.card_h: float | None = None
         pyr = Pyramid(image)
         blobs = find_blobs(image, self.unread)
         evals: list[list[_FrameEval]] = []
         strips: list[np.ndarray] = []
         offsets: list[list[int]] = []
         card_h = _card_height(blobs)
+        self.card_h = card_h
         step = 2 if self.exhaustive else RUN_STEP
         for blob in blobs:
             row = []
@@ -277,7 +282,7 @@ class Reader:
             box = np.array([[x, 0], [x + width, 0], [x + width, FRAME_CARD_H],
                             [x, FRAME_CARD_H]], np.float32)
             cards.append(CardRead(probs, frame.image_points(box), feat))
-        return Hand(cards, blob.centre, area=blob.area)
+        return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1])
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -321,7 +326,8 @@ class Reader:
             if len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
-            elif hand.area > OVERSIZED_HAND * typical_area:
+            elif hand.area > OVERSIZED_HAND * typical_area or (
+                    self.card_h and hand.length > ROW_OF_HANDS * self.card_h):
                 # two hands that touch and were not told apart read as one: the other
                 # hand's cards would be missing without a word
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,

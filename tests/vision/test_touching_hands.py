@@ -1,0 +1,73 @@
+"""Hands that touch on the felt are told apart, and when they are not, the dealer is told:
+a hidden hand is never silently missing."""
+
+from __future__ import annotations
+
+import collections
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer_assist.vision import geometry
+from dealer_assist.vision.faces import load_deck
+from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.synth import Scene, compose
+
+
+def photo(scene: Scene) -> np.ndarray:
+    return cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def hands_per_region(scene: Scene) -> list[int]:
+    """For each region found, how many true hands have their centre inside it."""
+    centres = collections.defaultdict(list)
+    for card in scene.cards:
+        centres[card.hand].append(np.mean(card.corners, axis=0))
+    found = geometry.find_blobs(photo(scene), [])
+    return [sum(cv2.pointPolygonTest(b.corners.reshape(-1, 1, 2),
+                                     tuple(map(float, np.mean(c, axis=0))), False) >= 0
+                for c in centres.values()) for b in found]
+
+
+@pytest.mark.usefixtures("can_render")
+@pytest.mark.parametrize(("deck", "seed", "size"), [
+    ("nicu-white", 501001, (1920, 1080)),   # all seven player hands touch: one arc
+    ("tigullio-international", 502003, (1920, 1080)),
+    ("nicu-white", 590000, (4000, 3000)),   # rows of three touching hands
+])
+def test_touching_hands_are_parted(deck: str, seed: int, size: tuple[int, int]) -> None:
+    scene = compose({deck: load_deck(deck)}, seed, size=size, seats=7)
+    assert hands_per_region(scene) == [1] * 8
+
+
+@pytest.mark.usefixtures("can_render")
+def test_hands_not_parted_are_flagged(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without cutting rows apart, two rows of three touching hands are two regions: each
+    is flagged as possibly hiding another hand, so no hand goes by unconfirmed."""
+    monkeypatch.setattr(geometry, "_split_rows", lambda blobs, *args: blobs)
+    scene = compose({"nicu-white": load_deck("nicu-white")}, 590000, size=(4000, 3000),
+                    seats=7)
+    assert sorted(hands_per_region(scene)) == [1, 1, 3, 3]
+    result = reader.read(photo(scene))
+    flagged = {c["hand"] for c in result["needs_confirmation"]
+               if c["card"] is None and c["hand"] is not None}
+    unflagged = [h for h in result["hands"] if h["hand"] not in flagged]
+    # only the two regions that are one hand each go without a hand-level question
+    assert len(unflagged) == 2 and all(len(h["cards"]) == 3 for h in unflagged)
+    assert len(flagged) == 2
+
+
+@pytest.mark.usefixtures("can_render")
+def test_oversized_hand_is_flagged(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A three-card hand read from a region far larger than the others, or longer than a
+    row of hands may be, is flagged as possibly hiding another hand."""
+    from dealer_assist.vision import reader as reader_module
+
+    scene = compose({"nicu-white": load_deck("nicu-white")}, 501003, seats=7)
+    plain = reader.read(photo(scene))
+    assert not any("hidden" in c["reason"] for c in plain["needs_confirmation"])
+    monkeypatch.setattr(reader_module, "OVERSIZED_HAND", 0.0)     # every region "too big"
+    flagged = reader.read(photo(scene))
+    hidden = {c["hand"] for c in flagged["needs_confirmation"] if "hidden" in c["reason"]}
+    assert hidden and hidden == {h["hand"] for h in flagged["hands"] if len(h["cards"]) == 3}
