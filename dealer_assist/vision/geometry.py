@@ -172,23 +172,27 @@ def blob_sides(blob: Blob) -> tuple[float, float]:
     return min(a, b), max(a, b)
 
 
+def card_height(blobs: list[Blob]) -> float | None:
+    """The card height in the photo, from the hands spread wider than tall (their short
+    side is a card's height); None when no blob tells."""
+    fans = [lo for lo, hi in map(blob_sides, blobs) if hi > 1.12 * lo]
+    return float(np.median(fans)) if fans else None
+
+
 def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) -> list[Blob]:
     """Cut regions that are several hands touching in a row (longer than ROW_OF_HANDS card
-    heights) at the narrowest waists of their card-white along the row. The card height is
-    the median short side of the spread hands (wider than tall) in the photo."""
-    sides = [blob_sides(b) for b in blobs]
-    fans = [lo for lo, hi in sides if hi > 1.12 * lo]
-    if not fans:
+    heights) in two at the narrowest waist of their card-white along the row, then each
+    part again while it is still that long (how many hands a row holds is not known:
+    hands are spread differently)."""
+    card_h = card_height(blobs)
+    if card_h is None:
         return blobs
-    card_h = float(np.median(fans))
     out: list[Blob] = []
     todo = list(blobs)
     cuts = 0
     while todo:
         blob = todo.pop()
-        # in two at the narrowest waist, then each part again while it is still too long
-        # (how many hands a row holds is not known: hands are spread differently)
-        parts = (_cut_row(blob, mask, s, min_area, 2)
+        parts = (_cut_in_two(blob, mask, s, min_area)
                  if blob_sides(blob)[1] > ROW_OF_HANDS * card_h and cuts < 16 else [])
         cuts += bool(parts)
         if parts:
@@ -198,10 +202,9 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
     return out
 
 
-def _cut_row(blob: Blob, mask: np.ndarray, s: float, min_area: float,
-             hands: int) -> list[Blob]:
-    """``blob`` cut across its long axis into ``hands`` parts, each cut at the narrowest
-    point of the mask's profile near its share of the length; [] when that fails."""
+def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float) -> list[Blob]:
+    """``blob`` cut across its long axis at the narrowest point of the mask's profile in
+    its middle 30-70%; [] unless both parts are card-like."""
     corners = blob.corners * s  # work pixels
     centre = corners.mean(axis=0)
     a, b = corners[1] - corners[0], corners[3] - corners[0]
@@ -216,19 +219,18 @@ def _cut_row(blob: Blob, mask: np.ndarray, s: float, min_area: float,
     cv2.fillConvexPoly(box, np.round(corners - (x0, y0)).astype(np.int32), 255)
     part = cv2.bitwise_and(part, box)
     ys, xs = np.nonzero(part)
-    if len(xs) == 0 or hands < 2:
+    lo, hi = int(0.3 * length), int(0.7 * length)
+    if len(xs) == 0 or hi <= lo:
         return []
     t = (xs + x0 - centre[0]) * u[0] + (ys + y0 - centre[1]) * u[1] + length / 2
     counts = np.bincount(np.clip(t, 0, length).astype(int), minlength=int(length) + 1)
     profile = np.convolve(counts, np.ones(5) / 5, mode="same")
+    cut = lo + int(np.argmin(profile[lo:hi]))
+    p = centre + (cut - length / 2) * u - (x0, y0)
     v = np.array([-u[1], u[0]])
-    for k in range(1, hands):
-        lo, hi = int(length * (k - 0.4) / hands), int(length * (k + 0.4) / hands)
-        cut = lo + int(np.argmin(profile[lo:hi])) if hi > lo else int(length * k / hands)
-        p = centre + (cut - length / 2) * u - (x0, y0)
-        ends = [p + 2 * length * v, p - 2 * length * v]
-        a_end, b_end = (tuple(round(float(c)) for c in e) for e in ends)
-        cv2.line(part, a_end, b_end, 0, 3)
+    a_end, b_end = (tuple(round(float(c)) for c in p + sign * 2 * length * v)
+                    for sign in (1, -1))
+    cv2.line(part, a_end, b_end, 0, 3)
     subs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     subs = [d + np.array([x0, y0]) for d in subs if cv2.contourArea(d) >= 0.5 * min_area]
     if len(subs) < 2 or not all(_card_like(d, 0.5 * min_area) for d in subs):

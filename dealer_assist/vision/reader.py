@@ -31,6 +31,7 @@ from .geometry import (
     Frame,
     Pyramid,
     blob_sides,
+    card_height,
     cut_strip,
     find_blobs,
     make_frame,
@@ -118,13 +119,6 @@ def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
     return np.asarray(joint.reshape(-1))
 
 
-def _card_height(blobs: list[Blob]) -> float | None:
-    """The card height in the photo, from the hands spread wider than tall (their short
-    side is a card's height); None when no blob tells."""
-    fans = [lo for lo, hi in map(blob_sides, blobs) if hi > 1.12 * lo]
-    return float(np.median(fans)) if fans else None
-
-
 def _frames_to_try(blob: Blob, card_h: float | None) -> set[int]:
     """Which of the four frames may show the cards upright: those whose vertical extent is
     a card height (a spread hand: its short side), both pairs when that is unclear."""
@@ -209,7 +203,7 @@ class Reader:
         evals: list[list[_FrameEval]] = []
         strips: list[np.ndarray] = []
         offsets: list[list[int]] = []
-        card_h = _card_height(blobs)
+        card_h = card_height(blobs)
         self.card_h = card_h
         step = 2 if self.exhaustive else RUN_STEP
         for blob in blobs:
