@@ -42,7 +42,7 @@ def unavailable(error: sa_exc.DBAPIError) -> StoreUnavailable:
             f"({text}); nothing was written, try again")
     if _read_only(error):
         return StoreUnavailable(f"the database is read-only ({text}); nothing was written")
-    if _disk_full(error):
+    if _disk_full(error, text):
         return StoreUnavailable(
             f"the database is out of disk space ({text}); nothing was written, free space "
             f"and try again")
@@ -59,10 +59,9 @@ def _read_only(error: sa_exc.DBAPIError) -> bool:
     return getattr(error.orig, "sqlstate", None) == "25006"
 
 
-def _disk_full(error: sa_exc.DBAPIError) -> bool:
+def _disk_full(error: sa_exc.DBAPIError, text: str) -> bool:
     # PostgreSQL 53100 (could not extend a file); SQLite's SQLITE_FULL.
-    return (getattr(error.orig, "sqlstate", None) == "53100"
-            or "database or disk is full" in _describe(error))
+    return getattr(error.orig, "sqlstate", None) == "53100" or "database or disk is full" in text
 
 
 def _is_unavailable(error: sa_exc.DBAPIError) -> bool:

@@ -18,7 +18,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -137,43 +137,23 @@ def test_sqlite_locked_then_released(sqlite_floor: Floor, tmp_path: Path) -> Non
 
 
 def test_sqlite_disk_full_then_space_again(sqlite_floor: Floor, tmp_path: Path) -> None:
-    server = Server(sqlite_floor.url, tmp_path, threads=4).start()
+    """The server may not grow any file past its size (its file-size limit lowered with
+    prlimit, EFBIG): a round is a 503 that says the disk refused the write."""
     path = Path(sa.engine.make_url(sqlite_floor.url).database or "")
-    try:
-        with Client(server.port, sqlite_floor.tokens["dealer"], timeout=60) as api:
-            assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
-                               {"Idempotency-Key": "full-round-1"})[0] == 201
-            # The disk is full: no file the server writes may grow past its size now.
-            sizes = [f.stat().st_size for f in path.parent.glob(path.name + "*")]
-            limit = max(sizes)
-            saved = {pid: resource.prlimit(pid, resource.RLIMIT_FSIZE)
-                     for pid in server.pids()}
-            for pid in saved:
-                resource.prlimit(pid, resource.RLIMIT_FSIZE, (limit, saved[pid][1]))
-            try:
-                refused = 0
-                for i in range(2, 40):     # until the WAL's free room is used up
-                    started = time.monotonic()
-                    status, body = api.request("POST", "/api/v1/tables/T1/rounds",
-                                               round_json(i), {"Idempotency-Key": f"full-{i:05}"})
-                    if status == 201:
-                        continue
-                    assert_unavailable(status, body, started, 10)
-                    assert "could not write to its disk" in body["error"]["message"], body
-                    refused = i
-                    break
-                assert refused, "the server kept writing past the limit"
-            finally:
-                for pid, old in saved.items():
-                    resource.prlimit(pid, resource.RLIMIT_FSIZE, old)
-            status, body = api.request("POST", "/api/v1/tables/T1/rounds", round_json(refused),
-                                       {"Idempotency-Key": f"full-{refused:05}"})
-            assert status == 201 and body["serial"] == refused, body
-    finally:
-        server.stop()
-    assert "Traceback" not in server.log()
-    result = verify(sqlite_floor.url)
-    assert result.ok and result.rounds == refused
+
+    def fill_up(server: Server) -> Callable[[], None]:
+        limit = max(f.stat().st_size for f in path.parent.glob(path.name + "*"))
+        saved = {pid: resource.prlimit(pid, resource.RLIMIT_FSIZE) for pid in server.pids()}
+        for pid, (_, hard) in saved.items():
+            resource.prlimit(pid, resource.RLIMIT_FSIZE, (limit, hard))
+
+        def free() -> None:
+            for pid, old in saved.items():
+                resource.prlimit(pid, resource.RLIMIT_FSIZE, old)
+        return free
+
+    full_then_freed(sqlite_floor, tmp_path, "sqlite-file-limit", fill_up, threads=4,
+                    refusal="could not write to its disk")
 
 
 @contextmanager
@@ -203,10 +183,38 @@ def fill(folder: Path) -> Path:
     return filler
 
 
-def log_until_refused(api: Client, floor: Floor, key: str) -> int:
-    """On a full volume: log rounds 2, 3, ... (the room left in the pages already there
-    takes a few) until one is refused; it must be a 503 saying the disk is full, with no
-    row of it written. Returns the refused round's number."""
+def full_then_freed(floor: Floor, tmp_path: Path, key: str,
+                    fill_up: Callable[[Server], Callable[[], None]], *,
+                    refusal: str = "out of disk space", **server: Any) -> None:
+    """Serve ``floor`` and log a round; ``fill_up(server)`` fills the disk and returns how
+    to free it; rounds go on until one is refused (a 503 saying ``refusal``, nothing of it
+    written); once freed, the same Idempotency-Key logs it with the next serial, no trace
+    was logged and the chain verifies."""
+    app = Server(floor.url, tmp_path, **server).start()
+    try:
+        with Client(app.port, floor.tokens["dealer"], timeout=60) as api:
+            assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
+                               {"Idempotency-Key": f"{key}-1"})[0] == 201
+            free = fill_up(app)
+            try:
+                refused = log_until_refused(api, floor, key, refusal)
+            finally:
+                free()
+            status, body = api.request("POST", "/api/v1/tables/T1/rounds",
+                                       round_json(refused),
+                                       {"Idempotency-Key": f"{key}-{refused:05}"})
+            assert status == 201 and body["serial"] == refused, body
+    finally:
+        app.stop()
+    assert "Traceback" not in app.log()
+    result = verify(floor.url)
+    assert result.ok and result.rounds == refused
+
+
+def log_until_refused(api: Client, floor: Floor, key: str, refusal: str) -> int:
+    """On a full disk: log rounds 2, 3, ... (the room left in the pages already there
+    takes a few) until one is refused; it must be a 503 saying ``refusal``, with no row of
+    it written. Returns the refused round's number."""
     before = counts(floor.url)
     for i in range(2, 200):
         started = time.monotonic()
@@ -216,7 +224,7 @@ def log_until_refused(api: Client, floor: Floor, key: str) -> int:
             before = counts(floor.url)
             continue
         assert_unavailable(status, body, started, 10)
-        assert "out of disk space" in body["error"]["message"], body
+        assert refusal in body["error"]["message"], body
         assert counts(floor.url) == before          # nothing half-written
         print(f"{key}: round {i} refused: {body['error']['message']}")
         return i
@@ -254,23 +262,11 @@ def test_sqlite_volume_full_then_space_again(tmp_path: Path) -> None:
     cheap_hashing()
     with small_volume(8) as folder:
         floor = build_floor("sqlite", folder, tables=("T1",))
-        server = Server(floor.url, tmp_path, threads=4).start()
-        try:
-            with Client(server.port, floor.tokens["dealer"], timeout=60) as api:
-                assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
-                                   {"Idempotency-Key": "sqlite-volume-full-1"})[0] == 201
-                filler = fill(folder)
-                refused = log_until_refused(api, floor, "sqlite-volume-full")
-                filler.unlink()               # space again
-                status, body = api.request("POST", "/api/v1/tables/T1/rounds",
-                                           round_json(refused), {"Idempotency-Key":
-                                                                 f"sqlite-volume-full-{refused:05}"})
-                assert status == 201 and body["serial"] == refused, body
-        finally:
-            server.stop()
-        assert "Traceback" not in server.log()
-        result = verify(floor.url)
-        assert result.ok and result.rounds == refused
+
+        def fill_up(_: Server) -> Callable[[], None]:
+            return fill(folder).unlink
+
+        full_then_freed(floor, tmp_path, "sqlite-volume-full", fill_up, threads=4)
 
 
 def move_schema(conn: sa.Connection, schema: str, space: str) -> None:
@@ -297,30 +293,22 @@ def test_postgresql_disk_full_then_space_again(pg_floor: Floor, tmp_path: Path) 
                 move_schema(conn, schema, space)
                 conn.exec_driver_sql(f"CREATE TABLE filler (b text) TABLESPACE {space}")
                 conn.exec_driver_sql("ALTER TABLE filler ALTER b SET STORAGE PLAIN")
-            server = Server(pg_floor.url, tmp_path, workers=1, threads=4).start()
-            try:
-                with Client(server.port, pg_floor.tokens["dealer"], timeout=60) as api:
-                    assert api.request("POST", "/api/v1/tables/T1/rounds", round_json(1),
-                                       {"Idempotency-Key": "pg-full-1"})[0] == 201
-                    with owner.connect() as conn, pytest.raises(   # the volume fills up
-                            sa.exc.OperationalError, match="space"):
-                        for _ in range(10_000):
-                            conn.exec_driver_sql(
-                                "INSERT INTO filler SELECT string_agg(md5(random()::text), '')"
-                                " FROM generate_series(1, 60)")
-                    refused = log_until_refused(api, pg_floor, "pg-volume-full")
-                    with owner.connect() as conn:     # space again
-                        conn.exec_driver_sql("DROP TABLE filler")
-                    status, body = api.request("POST", "/api/v1/tables/T1/rounds",
-                                               round_json(refused),
-                                               {"Idempotency-Key":
-                                                f"pg-volume-full-{refused:05}"})
-                    assert status == 201 and body["serial"] == refused, body
-            finally:
-                server.stop()
-            assert "Traceback" not in server.log()
-            result = verify(pg_floor.url)
-            assert result.ok and result.rounds == refused
+
+            def fill_up(_: Server) -> Callable[[], None]:
+                with owner.connect() as conn, pytest.raises(sa.exc.OperationalError,
+                                                            match="space"):
+                    for _ in range(10_000):
+                        conn.exec_driver_sql(
+                            "INSERT INTO filler SELECT string_agg(md5(random()::text), '')"
+                            " FROM generate_series(1, 60)")
+                return drop_filler
+
+            def drop_filler() -> None:
+                with owner.connect() as conn:
+                    conn.exec_driver_sql("DROP TABLE filler")
+
+            full_then_freed(pg_floor, tmp_path, "pg-volume-full", fill_up, workers=1,
+                            threads=4)
         finally:
             # off the small volume before it goes (the schema is dropped by the fixture)
             with owner.connect() as conn:
