@@ -113,6 +113,8 @@ def register(group: click.Group) -> None:
                             deck=deck)
         except FileNotFoundError as exc:
             _fail(f"no card model installed: {exc}")
+        except ValueError as exc:
+            _fail(f"cannot use enrolled deck {deck_file}: {exc}")
         result = reader.read(img, zones)
         if table_name is not None and zones is None:
             result["needs_confirmation"].append(

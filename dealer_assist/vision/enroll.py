@@ -116,7 +116,7 @@ def enroll(reader: Reader, photos: list[tuple[np.ndarray, dict[str, object]]]) -
     data = enrolment_windows(photos)
     if not (data.rank != NONE).any():
         return {}
-    return fit_adapter(reader.net, data)
+    return {**fit_adapter(reader.net, data), "model": np.array(reader.net.digest)}
 
 
 def save(adapter: dict[str, np.ndarray], path: str | Path) -> None:
@@ -124,10 +124,16 @@ def save(adapter: dict[str, np.ndarray], path: str | Path) -> None:
 
 
 def load(path: str | Path) -> dict[str, np.ndarray]:
-    with np.load(path) as data:
-        out = {k: data[k].astype(np.float32) for k in data.files}
     need = {"rw": 2, "rb": 1, "sw": 2, "sb": 1}
-    if set(out) != set(need) or any(out[k].ndim != d for k, d in need.items()):
+    with np.load(path) as data:
+        if not set(need) <= set(data.files) <= {*need, "model"}:
+            raise ValueError(f"{path}: not an enrolled deck (expected arrays rw, rb, sw, sb)")
+        if "model" not in data.files:
+            raise ValueError(f"{path}: enrolled before decks were tied to a card model; "
+                             "enroll it again from its labelled photos")
+        out = {k: data[k].astype(np.float32) for k in need}
+        out["model"] = np.array(str(data["model"]))
+    if any(out[k].ndim != d for k, d in need.items()):
         raise ValueError(f"{path}: not an enrolled deck (expected arrays rw, rb, sw, sb)")
     if out["rw"].shape[1] != N_RANK or out["sw"].shape[1] != N_SUIT:
         raise ValueError(f"{path}: enrolled for another model")

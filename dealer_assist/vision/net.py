@@ -34,7 +34,8 @@ N_RANK, N_SUIT = len(RANKS) + 1, len(SUITS)
 WHITE_LEVEL = 200.0
 
 F32 = np.float32
-#: An enrolled deck: rank and suit logit corrections, linear in the embedding.
+#: An enrolled deck: rank and suit logit corrections, linear in the embedding, and the
+#: digest of the model they were fitted on ("model").
 Adapter = dict[str, np.ndarray]
 
 
@@ -60,8 +61,13 @@ class IndexNet:
     """The ONNX network under ``cv2.dnn``; also reads lists of single windows."""
 
     def __init__(self, path: str | Path) -> None:
+        import hashlib
+
         self.path = Path(path)
         self.net = cv2.dnn.readNetFromONNX(str(path))
+        #: SHA-256 of the model file: an enrolled deck is only valid for the model it was
+        #: fitted on (its correction is a map of this network's embedding)
+        self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
         #: temperature dividing the logits (calibration; stored beside the model)
         self.temperature = 1.0
         #: embeddings are divided by this before an enrolled deck's adapter

@@ -156,6 +156,12 @@ class Reader:
             model = default_model_path()
         self.net = model if isinstance(model, IndexNet) else IndexNet(model)
         self.threshold = threshold
+        if deck and str(deck.get("model", "")) != self.net.digest:
+            # the correction maps this network's embedding: fitted on another network it
+            # would shift the reads by something meaningless, and say nothing
+            raise ValueError("the deck was enrolled with another card model than the one "
+                             f"installed ({self.net.path.name} {self.net.digest[:12]}); "
+                             "enroll it again from its labelled photos")
         #: an enrolled deck's adapter (see ``enroll``)
         self.deck = deck or None
         #: baseline mode for the benchmark: all four frames of every blob, a window every

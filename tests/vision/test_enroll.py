@@ -24,15 +24,39 @@ def _photo(scene: object) -> np.ndarray:
     return cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)  # type: ignore[attr-defined]
 
 
+def _adapter(model: str) -> dict[str, np.ndarray]:
+    return {"rw": np.ones((4, N_RANK), np.float32), "rb": np.zeros(N_RANK, np.float32),
+            "sw": np.ones((4, N_SUIT), np.float32), "sb": np.zeros(N_SUIT, np.float32),
+            "model": np.array(model)}
+
+
 def test_adapter_file_round_trip(tmp_path: Path) -> None:
-    adapter = {"rw": np.ones((4, N_RANK), np.float32), "rb": np.zeros(N_RANK, np.float32),
-               "sw": np.ones((4, N_SUIT), np.float32), "sb": np.zeros(N_SUIT, np.float32)}
+    adapter = _adapter("ab" * 32)
     enroll.save(adapter, tmp_path / "deck.npz")
     back = enroll.load(tmp_path / "deck.npz")
     assert set(back) == set(adapter) and np.array_equal(back["rw"], adapter["rw"])
+    assert str(back["model"]) == "ab" * 32
     np.savez(tmp_path / "bad.npz", AS=np.zeros(3))
     with pytest.raises(ValueError, match="not an enrolled deck"):
         enroll.load(tmp_path / "bad.npz")
+    untied = {k: v for k, v in adapter.items() if k != "model"}
+    np.savez(tmp_path / "old.npz", **untied)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="enroll it again"):
+        enroll.load(tmp_path / "old.npz")
+
+
+def test_a_deck_enrolled_for_another_model_is_refused(reader: Reader, tmp_path: Path) -> None:
+    """An enrolled correction maps one network's embedding; with a retrained model it would
+    move reads by something meaningless, so the reader refuses it and says why."""
+    with pytest.raises(ValueError, match="another card model"):
+        Reader(deck=_adapter("00" * 32))
+    enroll.save(_adapter("00" * 32), tmp_path / "deck.npz")
+    (tmp_path / "p.jpg").write_bytes(cv2.imencode(".jpg", np.full((300, 400, 3), 90,
+                                                                  np.uint8))[1].tobytes())
+    res = CliRunner().invoke(main, ["scan", str(tmp_path / "p.jpg"), "--deck",
+                                    str(tmp_path / "deck.npz")])
+    assert res.exit_code == 2 and "enroll it again" in res.output, res.output
+    assert Reader(deck=_adapter(reader.net.digest)).deck is not None
 
 
 def test_enrolling_a_held_out_deck_helps(reader: Reader, can_render: None) -> None:
