@@ -7,7 +7,7 @@ import importlib
 import click
 
 #: Modules under dealer_assist.commands; each defines ``register(group)``.
-COMMAND_MODULES = ("settle", "analyze", "store", "web", "scan", "report")
+COMMAND_MODULES = ("settle", "analyze", "store", "web", "scan", "photos", "report")
 
 #: Commands other programs call once per job, loaded alone so they start fast (the
 #: store and web modules pull in SQLAlchemy and Flask). Any other name loads every module.

@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,6 +220,18 @@ class PhotoStore:
 
     def has(self, sha256: str) -> bool:
         return self.find(sha256) is not None
+
+    def stored(self) -> Iterator[tuple[str, Path]]:
+        """Every kept photo: (SHA-256 its name gives, file)."""
+        if not self.root.is_dir():
+            return
+        exts = {ext for _, ext in _TYPES.values()}
+        for folder in sorted(self.root.iterdir()):
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.iterdir()):
+                if path.suffix in exts and SHA256.match(path.stem) and path.is_file():
+                    yield path.stem, path
 
     def get(self, sha256: str) -> tuple[bytes, str]:
         found = self.find(sha256)

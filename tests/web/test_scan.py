@@ -435,3 +435,51 @@ def test_dealer_screen_logs_a_scanned_round(store_auth: Auth, floor: Floor) -> N
     assert sha in page.text and f"/dealer/photos/{sha}" in page.text
     photo = client.get(f"/dealer/photos/{sha}")
     assert photo.status_code == 200 and photo.data == data
+
+
+def test_photos_check_and_prune(store_client: FlaskClient, store_app: Flask,
+                                floor: Floor) -> None:
+    """``photos check`` finds every logged round's photo kept and intact, and says which is
+    missing or altered; ``photos prune`` deletes only old photos no logged round names."""
+    import os
+
+    from dealer_assist.cli import main
+
+    assert call(store_client, "POST", "/tables/TCP-1/shifts", "supervisor",
+                floor).status_code == 201
+    logged_sha = scan(store_client, floor, SCENE.read_bytes()).json["photo_sha256"]
+    retake_sha = scan(store_client, floor, (SAMPLES / "scene_4.jpg").read_bytes()).json[
+        "photo_sha256"]
+    assert call(store_client, "POST", "/tables/TCP-1/rounds", "dealer", floor,
+                json={**ROUND, "photo_sha256": logged_sha}).status_code == 201
+    folder = Path(store_app.instance_path) / "photos"
+    where = ["--photos", str(folder), "--database-url", floor.url]
+
+    def run(*args: str) -> Any:
+        return CliRunner().invoke(main, ["photos", *args, *where])
+
+    checked = run("check")
+    assert checked.exit_code == 0, checked.output
+    assert checked.output.startswith("OK: 1 photos of logged rounds, 0 missing, 0 altered; "
+                                     "1 kept photos belong to no logged round")
+    assert "deleted 0 " in run("prune", "--older-than", "1").output  # both just taken
+    week_ago = time.time() - 8 * 24 * 3600
+    for path in kept(store_app):
+        os.utime(path, (week_ago, week_ago))
+    dry = run("prune", "--dry-run")
+    assert dry.exit_code == 0 and "would delete 1 " in dry.output
+    assert len(kept(store_app)) == 2
+    pruned = run("prune")
+    assert pruned.exit_code == 0 and "deleted 1 " in pruned.output, pruned.output
+    assert [p.stem for p in kept(store_app)] == [logged_sha]  # the logged round's stays
+    refused = run("prune", "--older-than", "0.5")
+    assert refused.exit_code == 2 and "at least an hour" in refused.output
+    assert not list(folder.rglob(f"{retake_sha}.*"))
+    # An altered, then a missing, photo of a logged round fails the check and says which.
+    photo = kept(store_app)[0]
+    photo.write_bytes(photo.read_bytes() + b"\0")
+    altered = run("check")
+    assert altered.exit_code == 1 and f"altered: {logged_sha}" in altered.output
+    photo.unlink()
+    missing = run("check")
+    assert missing.exit_code == 1 and f"missing: {logged_sha}" in missing.output

@@ -1,0 +1,81 @@
+"""``dealer-assist photos check|prune``: the kept photos of scanned rounds.
+
+Exit codes: 0 done, 1 a photo of a logged round is missing or altered, 2 bad input,
+3 the database is unreachable.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .store import EXIT_FAILED, _session, database_option
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def photos_option(fn: F) -> F:
+    return click.option(
+        "--photos", "folder", default=None, metavar="DIR", type=click.Path(path_type=Path),
+        help="The kept photos (default: photos/ in $DEALER_ASSIST_INSTANCE, else ./instance; "
+             "pass the folder if the instance config.py sets PHOTO_DIR).")(fn)
+
+
+def _store(folder: Path | None) -> Any:
+    from dealer_assist.services.scan import PhotoStore
+
+    if folder is None:
+        folder = Path(os.environ.get("DEALER_ASSIST_INSTANCE") or "instance") / "photos"
+    return PhotoStore(folder)
+
+
+def register(group: click.Group) -> None:
+    @group.group()
+    def photos() -> None:
+        """The photos kept for scanned rounds: check them, prune unlogged ones."""
+
+    @photos.command()
+    @photos_option
+    @database_option
+    def check(folder: Path | None, database_url: str | None) -> None:
+        """Every photo a logged round names is kept and still hashes to its SHA-256.
+
+        Prints `OK: ...` (exit 0) or the missing and altered photos (exit 1).
+        """
+        from dealer_assist.services.photos import check_photos
+
+        with _session(database_url) as session:
+            result = check_photos(session, _store(folder))
+        click.echo(result.summary())
+        for sha in result.missing[:20]:
+            click.echo(f"  missing: {sha} (named by a logged round, not in the folder)")
+        for sha in result.altered[:20]:
+            click.echo(f"  altered: {sha} (the file's bytes hash to something else)")
+        sys.exit(0 if result.ok else EXIT_FAILED)
+
+    @photos.command()
+    @click.option("--older-than", "hours", type=click.FloatRange(min=0), default=168.0,
+                  show_default=True, help="Only photos stored more than this many hours ago "
+                                          "(at least 1).")
+    @click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
+    @photos_option
+    @database_option
+    def prune(hours: float, dry_run: bool, folder: Path | None,
+              database_url: str | None) -> None:
+        """Delete kept photos that no logged round names (scans never logged).
+
+        Photos of logged rounds, voided or not, are never deleted.
+        """
+        from dealer_assist.services.photos import prune_unlogged
+
+        with _session(database_url) as session:
+            gone = prune_unlogged(session, _store(folder), timedelta(hours=hours),
+                                  dry_run=dry_run)
+        verb = "would delete" if dry_run else "deleted"
+        click.echo(f"{verb} {len(gone)} photos of scans never logged, older than {hours:g} h")
