@@ -113,12 +113,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="instead: enroll DESIGN from --enroll-photos labelled photos and "
                          "compare reads on --scenes other photos before and after")
     ap.add_argument("--enroll-photos", type=int, default=4)
+    ap.add_argument("--model", type=Path, help="a candidate .onnx (default: the installed one)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    reader = Reader()
+    reader = Reader(args.model)
     if args.enroll:
         return enroll_benchmark(reader, args.enroll, args.enroll_photos, args.scenes, args.seed)
-    baseline = Reader(exhaustive=True)
+    baseline = Reader(args.model, exhaustive=True)
     print(f"{'design':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} "
           f"{'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
     all_times: list[float] = []
