@@ -11,9 +11,12 @@ import sys
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from dealer_assist.services.scan import PhotoStore
 
 from .store import EXIT_FAILED, _session, database_option
 
@@ -23,15 +26,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 def photos_option(fn: F) -> F:
     return click.option(
         "--photos", "folder", default=None, metavar="DIR", type=click.Path(path_type=Path),
-        help="The kept photos (default: photos/ in $DEALER_ASSIST_INSTANCE, else ./instance; "
-             "pass the folder if the instance config.py sets PHOTO_DIR).")(fn)
+        help="The kept photos (default: as the server keeps them: PHOTO_DIR of the "
+             "instance config.py, else photos/ in $DEALER_ASSIST_INSTANCE or ./instance).")(fn)
 
 
-def _store(folder: Path | None) -> Any:
+def _store(folder: Path | None) -> PhotoStore:
+    """``--photos``, else the folder the server keeps them in: ``PHOTO_DIR`` of the
+    instance's config.py, else its ``photos/``."""
+    from flask import Config
+
     from dealer_assist.services.scan import PhotoStore
+    from dealer_assist.web.scan import photo_folder
 
     if folder is None:
-        folder = Path(os.environ.get("DEALER_ASSIST_INSTANCE") or "instance") / "photos"
+        instance = os.path.abspath(os.environ.get("DEALER_ASSIST_INSTANCE") or "instance")
+        config = Config(instance)
+        config.from_pyfile("config.py", silent=True)
+        folder = Path(photo_folder(config, instance))
     return PhotoStore(folder)
 
 

@@ -51,11 +51,8 @@ def _logged_photos(session: orm.Session) -> set[str]:
 
 
 def _digest(path: Path) -> str:
-    h = hashlib.sha256()
     with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def check_photos(session: orm.Session, store: PhotoStore) -> PhotoCheck:

@@ -13,6 +13,7 @@ suit head. Trained by ``scripts/vision_train.py`` (PyTorch, training only) and e
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import cv2
@@ -61,13 +62,12 @@ class IndexNet:
     """The ONNX network under ``cv2.dnn``; also reads lists of single windows."""
 
     def __init__(self, path: str | Path) -> None:
-        import hashlib
-
         self.path = Path(path)
-        self.net = cv2.dnn.readNetFromONNX(str(path))
+        model = self.path.read_bytes()
+        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
         #: SHA-256 of the model file: an enrolled deck is only valid for the model it was
         #: fitted on (its correction is a map of this network's embedding)
-        self.digest = hashlib.sha256(self.path.read_bytes()).hexdigest()
+        self.digest = hashlib.sha256(model).hexdigest()
         #: temperature dividing the logits (calibration; stored beside the model)
         self.temperature = 1.0
         #: embeddings are divided by this before an enrolled deck's adapter

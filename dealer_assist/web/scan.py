@@ -12,6 +12,7 @@ photo's SHA-256. The photo is kept (content-addressed) so that a round logged wi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, current_app, jsonify, request
 from werkzeug.wrappers import Response
@@ -59,9 +60,13 @@ def max_pixels() -> int:
     return int(current_app.config.get("SCAN_MAX_PIXELS") or scan_service.MAX_PIXELS)
 
 
+def photo_folder(config: Mapping[str, Any], instance_path: str) -> str:
+    """Where scanned photos are kept: ``PHOTO_DIR``, else ``photos/`` in the instance."""
+    return str(config.get("PHOTO_DIR") or f"{instance_path}/photos")
+
+
 def photo_store() -> scan_service.PhotoStore:
-    folder = current_app.config.get("PHOTO_DIR") or f"{current_app.instance_path}/photos"
-    return scan_service.PhotoStore(folder)
+    return scan_service.PhotoStore(photo_folder(current_app.config, current_app.instance_path))
 
 
 def _limit_uploads() -> None:

@@ -483,3 +483,19 @@ def test_photos_check_and_prune(store_client: FlaskClient, store_app: Flask,
     photo.unlink()
     missing = run("check")
     assert missing.exit_code == 1 and f"missing: {logged_sha}" in missing.output
+
+
+def test_photos_commands_find_the_folder_the_server_uses(floor: Floor, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``--photos``, the folder is the instance config.py's PHOTO_DIR, as served."""
+    from dealer_assist.cli import main
+    from dealer_assist.services.scan import PhotoStore, check_photo
+
+    instance, kept_at = tmp_path / "instance", tmp_path / "elsewhere"
+    instance.mkdir()
+    (instance / "config.py").write_text(f"PHOTO_DIR = {str(kept_at)!r}\n")
+    PhotoStore(kept_at).put(check_photo(SCENE.read_bytes()))
+    monkeypatch.setenv("DEALER_ASSIST_INSTANCE", str(instance))
+    checked = CliRunner().invoke(main, ["photos", "check", "--database-url", floor.url])
+    assert checked.exit_code == 0, checked.output
+    assert "1 kept photos belong to no logged round" in checked.output
