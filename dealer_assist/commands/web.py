@@ -45,6 +45,12 @@ def _worker_started(worker: Any) -> None:
     report_worker.start()  # PDFs are drawn beside the worker, not in it
 
 
+def _worker_exiting(arbiter: Any, worker: Any) -> None:
+    from dealer_assist.web import report_worker
+
+    report_worker.stop()
+
+
 def run_gunicorn(config: dict[str, Any], host: str, port: int, workers: int,
                  threads: int) -> None:
     """Serve ``create_app(config)`` with gunicorn (one app per worker process)."""
@@ -62,7 +68,8 @@ def run_gunicorn(config: dict[str, Any], host: str, port: int, workers: int,
                         # open between rounds (gunicorn's default closes it after 2 s, so
                         # nearly every round paid for a new connection, or raced its close).
                         "keepalive": KEEPALIVE_SECONDS,
-                        "post_worker_init": _worker_started}
+                        "post_worker_init": _worker_started,
+                        "worker_exit": _worker_exiting}
             for key, value in settings.items():
                 self.cfg.set(key, value)
 

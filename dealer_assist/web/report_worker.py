@@ -86,6 +86,18 @@ def start() -> None:
     _report_process().submit(_warm)
 
 
+def stop() -> None:
+    """Stop this worker's report process and wait for it (``serve`` does, as each worker
+    exits). Left to the interpreter's exit, the executor's wake-up races the pool's own
+    clean-up when the report process died first (a SIGTERM to the process group reaches
+    both): CPython 3.11 then writes to a closed pipe and prints a traceback."""
+    global _executor
+    with _lock:
+        executor, _executor = _executor, None
+    if executor is not None:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
 def _replace(broken: ProcessPoolExecutor) -> None:
     global _executor
     with _lock:
@@ -115,4 +127,4 @@ def draw(kind: str, engine: Any, statement_timeout: float | None, session: Any,
     raise AssertionError("unreachable")
 
 
-__all__ = ["draw", "draw_in_this_process", "start"]
+__all__ = ["draw", "draw_in_this_process", "start", "stop"]
