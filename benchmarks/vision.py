@@ -5,14 +5,15 @@
 
 For every deck design held out of training: generated 1920x1080 table photos with all seven
 seats and the dealer (24 cards); prints the share of cards read right (right card, right
-hand), silent errors (a wrong card not flagged for confirmation), flagged cards, and the
+hand), silent errors (a wrong card not flagged for confirmation), flagged cards, the share
+of cards read right and not flagged ("sure": nothing for the dealer to confirm), and the
 median time per photo. Then the median time for a 12-megapixel (4000x3000) photo. The
-baseline is the same network reading exhaustively (all four frames of every hand, a window
-every 2 pixels, each window cut and read on its own): the ratio says what the frame choice
-and the one-pass strip reading buy. ``--enroll DESIGN`` instead measures ``vision enroll``:
-reads of photos of DESIGN before and after enrolling it from other labelled photos. Runs on
-one core (OpenCV and BLAS limited to one thread). Targets: >= 99.5% right, no silent error,
-<= 150 ms per 1080p photo, <= 600 ms per 12 MP photo.
+baseline is the same network reading exhaustively (a window every 2 pixels, each window cut
+and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll
+DESIGN`` instead measures ``vision enroll``: reads of photos of DESIGN before and after
+enrolling it from other labelled photos. Runs on one core (OpenCV and BLAS limited to one
+thread). Targets: >= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per
+12 MP photo.
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ from dealer_assist.vision.reader import Reader
 from dealer_assist.vision.synth import compose
 
 
-def score(result: dict, truth: list) -> tuple[int, int, int, int]:
-    """(cards, right, silent errors, flagged) for one photo. A truth card is right when a
-    read card with its name lies on it; a read is a silent error when it is wrong (or
-    stray) and neither it nor its hand is flagged."""
+def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
+    """(cards, right, silent errors, flagged, sure) for one photo. A truth card is right
+    when a read card with its name lies on it; a read is a silent error when it is wrong (or
+    stray) and neither it nor its hand is flagged; sure counts the right reads not flagged
+    (the dealer has nothing to confirm for them)."""
     flagged_cards = {(c["hand"], c["card"]) for c in result["needs_confirmation"] if c["card"]}
     flagged_hands = {c["hand"] for c in result["needs_confirmation"]
                      if c["card"] is None and c["hand"] is not None}
@@ -55,17 +57,18 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int]:
                 right += 1
                 matched.add(i)
                 break
-    silent = 0
-    flagged = 0
+    silent = flagged = sure = 0
     for i, c in enumerate(result["cards"]):
         is_flagged = (c["hand"], c["card"]) in flagged_cards or c["hand"] in flagged_hands
         flagged += is_flagged
         silent += i not in matched and not is_flagged
+        sure += i in matched and not is_flagged
     # a card missed altogether is silent unless the result says something went unread
     unread = [c for c in result["needs_confirmation"] if "region" in c]
     missing = len(truth) - right - sum(1 for i, c in enumerate(result["cards"])
                                        if i not in matched)
-    return len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)), flagged
+    return (len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)),
+            flagged, sure)
 
 
 def run(reader: Reader, scenes: list) -> tuple[list[float], list]:
@@ -93,14 +96,15 @@ def enroll_benchmark(reader: Reader, design: str, photos: int, tests: int, seed:
     took = time.perf_counter() - t0
     enrolled = Reader(deck=adapter)
     print(f"enroll {design} from {photos} labelled photos ({took:.1f} s); {tests} test photos")
-    print(f"{'reader':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8}")
+    print(f"{'reader':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} {'sure':>7}")
     for name, r in (("before (base model)", reader), ("after enrolling", enrolled)):
         _, results = run(r, test)
-        s = [0, 0, 0, 0]
+        s = [0, 0, 0, 0, 0]
         for sc, res in zip(test, results, strict=True):
             for j, v in enumerate(score(res, sc.cards)):
                 s[j] += v
-        print(f"{name:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d}", flush=True)
+        print(f"{name:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
+              f"{100 * s[4] / s[0]:6.1f}%", flush=True)
     return 0
 
 
@@ -121,15 +125,15 @@ def main(argv: list[str] | None = None) -> int:
         return enroll_benchmark(reader, args.enroll, args.enroll_photos, args.scenes, args.seed)
     baseline = Reader(args.model, exhaustive=True)
     print(f"{'design':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} "
-          f"{'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
+          f"{'sure':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
     all_times: list[float] = []
-    tot = [0, 0, 0, 0]
+    tot = [0, 0, 0, 0, 0]
     for n, deck in enumerate(HELD_OUT_DECKS):
         decks = {deck: load_deck(deck)}
         scenes = [compose(decks, args.seed + 1000 * n + i, seats=7) for i in range(args.scenes)]
         times, results = run(reader, scenes)
         btimes, _ = run(baseline, scenes[: max(3, args.scenes // 4)])
-        s = [0, 0, 0, 0]
+        s = [0, 0, 0, 0, 0]
         for sc, res in zip(scenes, results, strict=True):
             for j, v in enumerate(score(res, sc.cards)):
                 s[j] += v
@@ -137,23 +141,25 @@ def main(argv: list[str] | None = None) -> int:
         all_times += times
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
         print(f"{deck:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
-              f"{med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x", flush=True)
+              f"{100 * s[4] / s[0]:6.1f}% {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x",
+              flush=True)
     med = statistics.median(all_times) * 1000
     print(f"{'all held-out':24} {tot[0]:6d} {100 * tot[1] / tot[0]:7.2f}% {tot[2]:7d} "
-          f"{tot[3]:8d} {med:10.0f}")
+          f"{tot[3]:8d} {100 * tot[4] / tot[0]:6.1f}% {med:10.0f}")
     if args.big:
         decks = {d: load_deck(d) for d in HELD_OUT_DECKS}
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)
                for i in range(args.big)]
         times, results = run(reader, big)
         btimes, _ = run(baseline, big[:1])
-        s = [0, 0, 0, 0]
+        s = [0, 0, 0, 0, 0]
         for sc, res in zip(big, results, strict=True):
             for j, v in enumerate(score(res, sc.cards)):
                 s[j] += v
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
         print(f"{'12 MP (4000x3000)':24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} "
-              f"{s[3]:8d} {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x")
+              f"{s[3]:8d} {100 * s[4] / s[0]:6.1f}% {med:10.0f} {bmed:12.0f} "
+              f"{bmed / med:5.1f}x")
     print("targets: >= 99.5% right, 0 silent, <= 150 ms per 1080p photo, <= 600 ms per 12 MP")
     return 0
 
