@@ -50,6 +50,12 @@ class Frame:
     def image_points(self, pts: np.ndarray) -> np.ndarray:
         return np.asarray(cv2.transform(np.asarray(pts, np.float32)[None], self.to_image)[0])
 
+    def scaled(self, s: float) -> Frame:
+        """This frame magnified ``s`` times (the card ``s * FRAME_CARD_H`` pixels high)."""
+        to_image = self.to_image.copy()
+        to_image[:, :2] /= s
+        return Frame(self.blob, self.k, self.width * s, self.to_frame * s, to_image)
+
 
 def card_mask(work: np.ndarray) -> np.ndarray:
     """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,

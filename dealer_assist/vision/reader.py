@@ -61,6 +61,12 @@ DEFAULT_THRESHOLD = 0.95
 OVERSIZED_HAND = 1.9
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
+#: Each card found is read again from its index corner with the card magnified by each of
+#: these, and the reads are combined (their geometric mean): an index a little larger or
+#: smaller than the training decks' fits one of them. Chosen on procedural decks never
+#: trained on (20 photos of 10 decks): together with reading all four frames, read right
+#: 64.2% -> 76.2%, and the right reads at 0.95 or more 31 -> 91 of 480 cards.
+RESCALES = (0.9, 1.1)
 MODEL_NAME = "index_net.onnx"
 
 
@@ -81,6 +87,8 @@ class CardRead:
     probs: np.ndarray  # (52,) over DECK
     corners: np.ndarray  # (4, 2) image pixels
     feat: np.ndarray
+    frame: Frame | None = None  # the frame it was read in, its window at ``x``
+    x: float = 0.0
     hand: int = -1
     seat: Seat = None
 
@@ -119,23 +127,6 @@ def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
     return np.asarray(joint.reshape(-1))
 
 
-def _frames_to_try(blob: Blob, card_h: float | None) -> set[int]:
-    """Which of the four frames may show the cards upright: those whose vertical extent is
-    a card height (a spread hand: its short side), both pairs when that is unclear."""
-    c = blob.corners
-    v0 = float(np.linalg.norm(c[3] - c[0]))  # vertical extent of frames 0 and 2
-    v1 = float(np.linalg.norm(c[1] - c[0]))  # ... of frames 1 and 3
-    lo, hi = min(v0, v1), max(v0, v1)
-    if hi > 1.12 * lo:
-        return {0, 2} if v0 <= v1 else {1, 3}
-    if card_h is None:
-        return {0, 1, 2, 3}
-    d0, d1 = abs(v0 - card_h) / card_h, abs(v1 - card_h) / card_h
-    if abs(d0 - d1) < 0.08:
-        return {0, 1, 2, 3}
-    return {0, 2} if d0 < d1 else {1, 3}
-
-
 def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
     order = np.argsort(-score)
     chosen: list[int] = []
@@ -164,8 +155,7 @@ class Reader:
                              "enroll it again from its labelled photos")
         #: an enrolled deck's adapter (see ``enroll``)
         self.deck = deck or None
-        #: baseline mode for the benchmark: all four frames of every blob, a window every
-        #: 2 pixels, each read on its own
+        #: baseline mode for the benchmark: a window every 2 pixels, each read on its own
         self.exhaustive = exhaustive
 
     # -- finding and reading cards ---------------------------------------------------------
@@ -209,17 +199,15 @@ class Reader:
         evals: list[list[_FrameEval]] = []
         strips: list[np.ndarray] = []
         offsets: list[list[int]] = []
-        card_h = card_height(blobs)
-        self.card_h = card_h
+        self.card_h = card_height(blobs)
         step = 2 if self.exhaustive else RUN_STEP
         for blob in blobs:
             row = []
-            tries = {0, 1, 2, 3} if self.exhaustive else _frames_to_try(blob, card_h)
+            # all four frames: which edge shows the indices cannot be told from the
+            # region's shape when a hand is spread tight (its region nearly square);
+            # guessing it lost 16% of the cards of procedural decks
             for k in range(4):
                 frame = make_frame(blob, k)
-                if k not in tries:
-                    row.append(_FrameEval(frame, np.zeros(0), -1))
-                    continue
                 offs = slide_offsets(frame, step)
                 x0 = float(offs[0])
                 strip = cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1)
@@ -253,7 +241,31 @@ class Reader:
                 continue
             opposite = row[(best + 2) % 4]
             hands.append(self._cards_of(blob, fe, opposite, rank, suit, feats))
+        if RESCALES:
+            self._read_rescaled(pyr, [c for h in hands for c in h.cards])
         return hands
+
+    def _read_rescaled(self, pyr: Pyramid, cards: list[CardRead]) -> None:
+        """Read each card's index again at each of ``RESCALES`` (one forward pass for all)
+        and combine the reads with the first."""
+        strips: list[np.ndarray] = []
+        for c in cards:
+            assert c.frame is not None
+            for s in RESCALES:
+                x0 = s * c.x - STRIDE  # three windows: centred on the index and either side
+                strips.append(normalise_strip(cut_strip(pyr, c.frame.scaled(s), x0,
+                                                        x0 + PATCH_W + 2 * STRIDE)))
+        if not strips:
+            return
+        rank, suit, _, starts = self._read_strips(strips)
+        for n, c in enumerate(cards):
+            logs = [np.log(c.probs + 1e-6)]
+            for a in starts[n * len(RESCALES) : (n + 1) * len(RESCALES)]:
+                w = 1.0 - rank[a : a + 3, NONE]
+                probs = sum(wi * _card_probs(rank[a + i], suit[a + i]) for i, wi in enumerate(w))
+                logs.append(np.log(np.asarray(probs) / max(float(w.sum()), 1e-6) + 1e-6))
+            joint = np.exp(np.mean(logs, axis=0))
+            c.probs = joint / joint.sum()
 
     def _window_probs(self, fe: _FrameEval, p: int, rank: np.ndarray, suit: np.ndarray,
                       feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -281,7 +293,7 @@ class Reader:
                 probs = 0.5 * (probs + other)
             box = np.array([[x, 0], [x + width, 0], [x + width, FRAME_CARD_H],
                             [x, FRAME_CARD_H]], np.float32)
-            cards.append(CardRead(probs, frame.image_points(box), feat))
+            cards.append(CardRead(probs, frame.image_points(box), feat, frame, x))
         return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1])
 
     # -- the whole table -------------------------------------------------------------------

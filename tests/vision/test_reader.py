@@ -77,15 +77,15 @@ def test_sample_images(reader: Reader, name: str) -> None:
 
 
 def test_sample_images_read(reader: Reader) -> None:
-    """The sample photos (held-out designs): at least half of their cards read right (39 of
-    72 measured), none silently wrong."""
+    """The sample photos (held-out designs): most of their cards read right (54 of 72
+    measured), none silently wrong."""
     right = total = 0
     for path in sorted(SAMPLES.glob("scene_*.jpg")):
         truth = json.loads(path.with_suffix(".json").read_text())
         r, s, t = _match(reader.read(cv2.imread(str(path)), truth["zones"]), truth["cards"])
         assert s == 0, path.name
         right, total = right + r, total + t
-    assert total == 72 and right >= 36, (right, total)
+    assert total == 72 and right >= 48, (right, total)
 
 
 def test_held_out_scenes(reader: Reader, can_render: None) -> None:
@@ -102,10 +102,21 @@ def test_held_out_scenes(reader: Reader, can_render: None) -> None:
         if len(out["hands"]) == 8:
             assert seats["dealer"] == 1
     assert silent == 0
-    # the target is 99.5%; the model in card_models/ reads about half of these cards
-    # (53% measured on these seeds, card_models/README.md): this floor guards against
-    # regressions only
-    assert right / total >= 0.45, (right, total)
+    # the target is 99.5%; the reader reads three cards in four of these (74.5% measured on
+    # these seeds, card_models/README.md): this floor guards against regressions only
+    assert right / total >= 0.65, (right, total)
+
+
+def test_every_hand_of_a_full_table_is_read(reader: Reader, can_render: None) -> None:
+    """A hand spread tight has a nearly square region: which of its sides shows the indices
+    cannot be told from its shape, so all four are read. (On this photo, when the reader
+    guessed the side from the shape, one hand went unread.)"""
+    scene = compose({"standard": load_deck("standard")}, 720_005, seats=7)
+    out = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    assert len(out["hands"]) == 8
+    assert not [c for c in out["needs_confirmation"] if "region" in c]
+    r, s, t = _match(out, scene.truth()["cards"])
+    assert s == 0 and r >= 20, (r, t)
 
 
 def test_seats_along_the_arc_without_zones(reader: Reader, can_render: None) -> None:
