@@ -221,10 +221,8 @@ def train(data: Patches, minutes: float, seed: int, max_lr: float = 3e-3,  # typ
             if frac >= 1.0 or step >= max_epochs * per_epoch:
                 done = True
                 break
-            lr = max_lr * (frac / 0.1 if frac < 0.1 else
-                           0.5 * (1 + np.cos(np.pi * (frac - 0.1) / 0.9)))
             for g in opt.param_groups:
-                g["lr"] = max(lr, max_lr * 1e-3)
+                g["lr"] = one_cycle(frac, max_lr)
             idx = perm[i : i + batch]
             xr, xs = model(augment(x[idx].float(), torch))
             loss = F.cross_entropy(xr, yr[idx], label_smoothing=0.02) + F.cross_entropy(
@@ -242,9 +240,8 @@ def train(data: Patches, minutes: float, seed: int, max_lr: float = 3e-3,  # typ
     return model
 
 
-def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """Fully convolutional, any strip width: (N, 3, PATCH_H, W) uint8-valued floats ->
-    (N, emb + N_RANK + N_SUIT, 1, (W - PATCH_W) / 4 + 1)."""
+def onnx_export(model, path: Path, example, input_name: str, dynamic_axes: dict) -> None:  # type: ignore[no-untyped-def]
+    """Export ``model.export_forward`` (eval mode) to ``path`` for ``cv2.dnn``."""
     import warnings
 
     import torch
@@ -260,10 +257,25 @@ def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
     model.eval()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Export(model), torch.zeros(1, 3, PATCH_H, PATCH_W + 40), str(path),
-                          dynamo=False, input_names=["strip"], output_names=["out"],
-                          dynamic_axes={"strip": {0: "n", 3: "w"}, "out": {0: "n", 3: "w"}},
-                          opset_version=13)
+        torch.onnx.export(Export(model), example, str(path), dynamo=False,
+                          input_names=[input_name], output_names=["out"],
+                          dynamic_axes=dynamic_axes, opset_version=13)
+
+
+def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Fully convolutional, any strip width: (N, 3, PATCH_H, W) uint8-valued floats ->
+    (N, emb + N_RANK + N_SUIT, 1, (W - PATCH_W) / 4 + 1)."""
+    import torch
+
+    onnx_export(model, path, torch.zeros(1, 3, PATCH_H, PATCH_W + 40), "strip",
+                {"strip": {0: "n", 3: "w"}, "out": {0: "n", 3: "w"}})
+
+
+def one_cycle(frac: float, max_lr: float) -> float:
+    """The learning rate when ``frac`` of the budget is spent: a warm-up over the first
+    tenth, then a cosine down to a thousandth of ``max_lr``."""
+    lr = max_lr * (frac / 0.1 if frac < 0.1 else 0.5 * (1 + np.cos(np.pi * (frac - 0.1) / 0.9)))
+    return float(max(lr, max_lr * 1e-3))
 
 
 def calibrate(net: IndexNet, data: Patches) -> float:
@@ -300,13 +312,19 @@ def window_accuracy(net: IndexNet, data: Patches) -> dict[str, float]:
             "none_right": round(float((r[~pos] == NONE).mean()), 4)}
 
 
+def add_data_options(ap: argparse.ArgumentParser, *, proc_decks: int, proc_scenes: int) -> None:
+    """The options saying what to train on, and for how long."""
+    ap.add_argument("--scenes", type=int, default=300, help="hand scenes per kdegames deck")
+    ap.add_argument("--proc-decks", type=int, default=proc_decks, help="procedural decks")
+    ap.add_argument("--proc-scenes", type=int, default=proc_scenes,
+                    help="hand scenes per procedural deck")
+    ap.add_argument("--minutes", type=float, default=30.0, help="training time budget")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "card_models" / "index_net.onnx")
-    ap.add_argument("--scenes", type=int, default=300, help="hand scenes per kdegames deck")
-    ap.add_argument("--proc-decks", type=int, default=400, help="procedural decks")
-    ap.add_argument("--proc-scenes", type=int, default=15, help="hand scenes per procedural deck")
-    ap.add_argument("--minutes", type=float, default=30.0, help="training time budget")
+    add_data_options(ap, proc_decks=400, proc_scenes=15)
     ap.add_argument("--max-epochs", type=float, default=12.0)
     ap.add_argument("--max-lr", type=float, default=3e-3)
     ap.add_argument("--resume", type=Path, help="continue training this exported .onnx")

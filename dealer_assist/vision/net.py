@@ -118,3 +118,27 @@ class IndexNet:
         """Normalised windows (N, PATCH_H, PATCH_W, 3) -> (rank probs, suit probs,
         embeddings)."""
         return self._split(self.raw(patches), adapter)
+
+
+#: The second look's model file, beside the index network's.
+SECOND_NAME = "index_second.onnx"
+
+
+class SecondLook:
+    """The larger classifier the reader runs on each found card's index windows (rank and
+    suit only: the index network has already found the card). Trained by
+    ``scripts/vision_train_second.py``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.net = cv2.dnn.readNetFromONNX(str(self.path))
+
+    def read(self, windows: np.ndarray) -> np.ndarray:
+        """Normalised windows (N, PATCH_H, PATCH_W, 3) -> (N, 52) card probabilities over
+        DECK (rank-major, as ``DECK``)."""
+        if len(windows) == 0:
+            return np.zeros((0, len(RANKS) * len(SUITS)), F32)
+        self.net.setInput(np.ascontiguousarray(windows.transpose(0, 3, 1, 2), dtype=F32))
+        z = np.asarray(self.net.forward())
+        rank, suit = _softmax(z[:, : len(RANKS)]), _softmax(z[:, len(RANKS) :])
+        return np.asarray((rank[:, :, None] * suit[:, None, :]).reshape(len(z), -1))

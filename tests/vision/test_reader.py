@@ -77,7 +77,7 @@ def test_sample_images(reader: Reader, name: str) -> None:
 
 
 def test_sample_images_read(reader: Reader) -> None:
-    """The sample photos (held-out designs): most of their cards read right (54 of 72
+    """The sample photos (held-out designs): most of their cards read right (62 of 72
     measured), none silently wrong."""
     right = total = 0
     for path in sorted(SAMPLES.glob("scene_*.jpg")):
@@ -85,7 +85,25 @@ def test_sample_images_read(reader: Reader) -> None:
         r, s, t = _match(reader.read(cv2.imread(str(path)), truth["zones"]), truth["cards"])
         assert s == 0, path.name
         right, total = right + r, total + t
-    assert total == 72 and right >= 48, (right, total)
+    assert total == 72 and right >= 56, (right, total)
+
+
+def test_second_look_reads_better(reader: Reader) -> None:
+    """The second look at each found card (card_models/index_second.onnx) reads the sample
+    photos (held-out designs) better than the index network alone, and is sure of more."""
+    assert reader.second is not None
+    alone = Reader(second=False)
+    totals = {}
+    for name, r in (("alone", alone), ("second", reader)):
+        right = sure = 0
+        for path in sorted(SAMPLES.glob("scene_*.jpg")):
+            truth = json.loads(path.with_suffix(".json").read_text())
+            out = r.read(cv2.imread(str(path)), truth["zones"])
+            right += _match(out, truth["cards"])[0]
+            sure += sum(c["confidence"] >= r.threshold for c in out["cards"])
+        totals[name] = (right, sure)
+    assert totals["second"][0] >= totals["alone"][0] + 3, totals
+    assert totals["second"][1] > totals["alone"][1], totals
 
 
 def test_held_out_scenes(reader: Reader, can_render: None) -> None:
@@ -102,9 +120,9 @@ def test_held_out_scenes(reader: Reader, can_render: None) -> None:
         if len(out["hands"]) == 8:
             assert seats["dealer"] == 1
     assert silent == 0
-    # the target is 99.5%; the reader reads three cards in four of these (74.5% measured on
-    # these seeds, card_models/README.md): this floor guards against regressions only
-    assert right / total >= 0.65, (right, total)
+    # the target is 99.5%; the reader reads 78.1% of these cards right (measured on these
+    # seeds, card_models/README.md): this floor guards against regressions only
+    assert right / total >= 0.70, (right, total)
 
 
 def test_every_hand_of_a_full_table_is_read(reader: Reader, can_render: None) -> None:

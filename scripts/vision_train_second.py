@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Train the second look of card_models/ (index_second.onnx, run by cv2.dnn).
+
+    .venv/bin/pip install -e '.[vision-train]'      # torch==2.13.0 (CPU), pillow, onnx
+    .venv/bin/python scripts/vision_train_second.py --parts /tmp/second_parts
+
+The index network (scripts/vision_train.py) finds the cards and reads them in one pass over
+whole strips, so it must stay small. Once the cards are found, the reader looks again at
+each card's index window (at three sizes) with this larger classifier: rank and suit only,
+no "no index here". It is trained on the windows the index network is trained on that sit
+on an index, cut by the reader's own code from rendered hands of the kdegames TRAIN_DECKS
+designs and procedural decks (HELD_OUT_DECKS never take part). ``--build-only`` makes and
+caches the windows (``--parts``) without training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from vision_train import (  # noqa: E402
+    add_data_options,
+    augment,
+    build,
+    deck_jobs,
+    one_cycle,
+    onnx_export,
+)
+
+from dealer_assist.vision.faces import HELD_OUT_DECKS, TRAIN_DECKS  # noqa: E402
+from dealer_assist.vision.net import NONE, PATCH_H, PATCH_W, WHITE_LEVEL  # noqa: E402
+from dealer_assist.vision.trainset import Patches  # noqa: E402
+
+N_RANKS, N_SUITS = NONE, 4
+
+
+def make_model():  # type: ignore[no-untyped-def]
+    import torch
+    import torch.nn as nn
+
+    class Second(nn.Module):
+        """Three padded 3x3 convolutions (32/64/96) with 2x poolings, a 192-unit layer,
+        rank and suit heads; input one PATCH_H x PATCH_W window."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                nn.Conv2d(64, 96, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+            n = 96 * (PATCH_H // 8) * (PATCH_W // 8)
+            self.hidden = nn.Sequential(nn.Flatten(), nn.Linear(n, 192), nn.ReLU())
+            self.drop = nn.Dropout(0.3)
+            self.rank = nn.Linear(192, N_RANKS)
+            self.suit = nn.Linear(192, N_SUITS)
+
+        def forward(self, x):  # type: ignore[no-untyped-def]
+            h = self.drop(self.hidden(self.features(x * (1.0 / WHITE_LEVEL) - 0.6)))
+            return self.rank(h), self.suit(h)
+
+        def export_forward(self, x):  # type: ignore[no-untyped-def]
+            h = self.hidden(self.features(x * (1.0 / WHITE_LEVEL) - 0.6))
+            return torch.cat([self.rank(h), self.suit(h)], dim=1)
+
+    return Second()
+
+
+def jobs_for(args: argparse.Namespace, seed: int) -> list[tuple[str, int, int]]:
+    """Scenes of the kdegames designs and of ``--proc-decks`` procedural decks from seed
+    ``seed * 10000``, interleaved (a build cut short is still a balanced mix)."""
+    proc = [f"proc:{seed * 10_000 + i}" for i in range(args.proc_decks)]
+    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, seed, chunk=10)
+    pro = deck_jobs(proc, args.proc_scenes, seed + 17, chunk=args.proc_scenes)
+    ratio = max(1, round(len(pro) / max(len(kde), 1)))
+    jobs = []
+    for i in range(max(len(kde), -(-len(pro) // ratio))):
+        jobs += kde[i : i + 1] + pro[i * ratio : (i + 1) * ratio]
+    return jobs
+
+
+def on_index(p: Patches) -> Patches:
+    keep = p.rank != NONE
+    return Patches(p.x[keep], p.rank[keep], p.suit[keep])
+
+
+def train(data: Patches, minutes: float, epochs: float, seed: int, max_lr: float,  # type: ignore[no-untyped-def]
+          batch: int = 128, threads: int = 2):
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    torch.set_num_threads(threads)
+    x = torch.from_numpy(np.ascontiguousarray(data.x.transpose(0, 3, 1, 2)))
+    yr = torch.from_numpy(data.rank.astype(np.int64))
+    ys = torch.from_numpy(data.suit.astype(np.int64))
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr / 25, weight_decay=5e-4)
+    per_epoch = len(x) // batch
+    t_start, step, ep, done = time.time(), 0, 0, False
+    model.train()
+    while not done:
+        perm = torch.randperm(len(x))
+        total, seen, right, t0 = 0.0, 0, 0, time.time()
+        for i in range(0, len(x) - batch + 1, batch):
+            # the learning rate follows the share of the budget spent (time or steps,
+            # whichever runs out first): warm-up, then a cosine down to nothing
+            frac = max((time.time() - t_start) / (minutes * 60.0), step / (epochs * per_epoch))
+            if frac >= 1.0:
+                done = True
+                break
+            for g in opt.param_groups:
+                g["lr"] = one_cycle(frac, max_lr)
+            idx = perm[i : i + batch]
+            xb = augment(x[idx].float(), torch)
+            dx, dy = np.random.randint(-1, 2, 2)  # with augment's: shifts of up to 2 pixels
+            xb = torch.roll(xb, shifts=(int(dy), int(dx)), dims=(2, 3))
+            zr, zs = model(xb)
+            loss = F.cross_entropy(zr, yr[idx], label_smoothing=0.02) + F.cross_entropy(
+                zs, ys[idx], label_smoothing=0.02)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            total += loss.item() * len(idx)
+            seen += len(idx)
+            right += int(((zr.argmax(1) == yr[idx]) & (zs.argmax(1) == ys[idx])).sum())
+        if not seen:
+            break
+        ep += 1
+        print(f"epoch {ep}: loss {total / max(seen, 1):.4f}, read right while training "
+              f"{right / max(seen, 1):.3f} ({time.time() - t0:.0f}s, {step} steps)", flush=True)
+    model.eval()
+    return model
+
+
+def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """(N, 3, PATCH_H, PATCH_W) uint8-valued floats -> (N, 13 rank + 4 suit logits)."""
+    import torch
+
+    onnx_export(model, path, torch.zeros(1, 3, PATCH_H, PATCH_W), "window",
+                {"window": {0: "n"}, "out": {0: "n"}})
+
+
+def accuracy(path: Path, data: Patches) -> float:
+    import cv2
+
+    net = cv2.dnn.readNetFromONNX(str(path))
+    out = []
+    for i in range(0, len(data.x), 512):
+        net.setInput(np.ascontiguousarray(data.x[i : i + 512].transpose(0, 3, 1, 2),
+                                          dtype=np.float32))
+        out.append(np.asarray(net.forward()))
+    z = np.concatenate(out)
+    right = (z[:, :N_RANKS].argmax(1) == data.rank) & (z[:, N_RANKS:].argmax(1) == data.suit)
+    return round(float(right.mean()), 4)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=ROOT / "card_models" / "index_second.onnx")
+    add_data_options(ap, proc_decks=700, proc_scenes=12)
+    ap.add_argument("--epochs", type=float, default=20.0)
+    ap.add_argument("--max-lr", type=float, default=2e-3)
+    ap.add_argument("--seeds", default="8,9,10",
+                    help="one set of windows per seed (procedural decks seed*10000 on)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--parts", type=Path, help="folder caching the training windows "
+                    "(a folder seed-N per seed, a file per job)")
+    ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
+    ap.add_argument("--build-only", action="store_true")
+    args = ap.parse_args(argv)
+    t0 = time.time()
+    seeds = [int(v) for v in args.seeds.split(",")]
+    sets, decks = [], set()
+    for seed in seeds:
+        jobs = jobs_for(args, seed)
+        sets.append(on_index(build(jobs, args.workers,
+                                   args.parts / f"seed-{seed}" if args.parts else None,
+                                   args.build_minutes)))
+        decks |= {j[0] for j in jobs}
+    data = Patches(np.concatenate([p.x for p in sets]), np.concatenate([p.rank for p in sets]),
+                   np.concatenate([p.suit for p in sets]))
+    print(f"index windows: {len(data.x)} from {len(decks)} decks in {time.time() - t0:.0f}s",
+          flush=True)
+    if args.build_only:
+        return 0
+    model = train(data, args.minutes, args.epochs, seeds[0], args.max_lr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(model, args.out)
+    held = {d: accuracy(args.out, on_index(build(deck_jobs([d], 30, seeds[0] + 99),
+                                                  args.workers)))
+            for d in HELD_OUT_DECKS}
+    report = {"model": "index_second.onnx: padded 3x3 convs 32/64/96 each with a 2x "
+                       "max-pool, 192 units, rank 13 + suit 4, over one 44x26 window",
+              "train_decks": list(TRAIN_DECKS),
+              "procedural_deck_seeds": [[s * 10_000, s * 10_000 + args.proc_decks - 1]
+                                        for s in seeds],
+              "held_out_decks": list(HELD_OUT_DECKS), "index_windows": len(data.x),
+              "training_minutes": args.minutes, "epochs": args.epochs,
+              "held_out_window_accuracy": held}
+    print(json.dumps(held), flush=True)
+    args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
+    print(f"wrote {args.out} in {time.time() - t0:.0f}s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
