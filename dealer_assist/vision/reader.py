@@ -233,14 +233,11 @@ class Reader:
             rank, suit, feats, starts = self._read_strips(strips)
         for row in evals:
             for fe in row:
-                if fe.start >= 0:
-                    fe.start = starts[fe.start]
+                fe.start = starts[fe.start]
         index_score = 1.0 - rank[:, NONE]
         hands: list[Hand] = []
         for blob, row in zip(blobs, evals, strict=True):
             for fe in row:
-                if len(fe.offsets) == 0:
-                    continue
                 sc = index_score[fe.start : fe.start + len(fe.offsets)]
                 fe.peaks = _peaks(sc, 0.12 * FRAME_CARD_H, step)
                 fe.score = float(sum(sc[p] for p in fe.peaks))
