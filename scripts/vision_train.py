@@ -116,6 +116,19 @@ def deck_jobs(decks: list[str], scenes: int, seed: int, chunk: int = 25) -> list
             for i, d in enumerate(decks) for j in range(0, scenes, chunk)]
 
 
+def jobs_for(args: argparse.Namespace, seed: int) -> list[tuple[str, int, int]]:
+    """Scenes of the kdegames designs and of ``--proc-decks`` procedural decks from seed
+    ``seed * 10000``, interleaved (a build cut short is still a balanced mix)."""
+    proc = [f"proc:{seed * 10_000 + i}" for i in range(args.proc_decks)]
+    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, seed, chunk=10)
+    pro = deck_jobs(proc, args.proc_scenes, seed + 17, chunk=args.proc_scenes)
+    ratio = max(1, round(len(pro) / max(len(kde), 1)))
+    jobs = []
+    for i in range(max(len(kde), -(-len(pro) // ratio))):
+        jobs += kde[i : i + 1] + pro[i * ratio : (i + 1) * ratio]
+    return jobs
+
+
 def make_model(c1: int = 16, c2: int = 32, c3: int = 48, emb: int = 96):  # type: ignore[no-untyped-def]
     import torch
     import torch.nn as nn
@@ -335,17 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
     args = ap.parse_args(argv)
     t0 = time.time()
-    proc = [f"proc:{args.seed * 10_000 + i}" for i in range(args.proc_decks)]
-    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, args.seed, chunk=10)
-    pro = deck_jobs(proc, args.proc_scenes, args.seed + 17, chunk=args.proc_scenes)
-    # interleaved, so that a build cut short by its budget is still a balanced mix
-    ratio = max(1, round(len(pro) / max(len(kde), 1)))
-    jobs = []
-    for i in range(max(len(kde), -(-len(pro) // ratio))):
-        jobs += kde[i : i + 1] + pro[i * ratio : (i + 1) * ratio]
-    data = build(jobs, args.workers, args.parts, args.build_minutes)
+    data = build(jobs_for(args, args.seed), args.workers, args.parts, args.build_minutes)
     print(f"training windows: {len(data.x)} ({int((data.rank != NONE).sum())} on an index) "
-          f"from {', '.join(TRAIN_DECKS)} and {len(proc)} procedural decks "
+          f"from {', '.join(TRAIN_DECKS)} and {args.proc_decks} procedural decks "
           f"in {time.time() - t0:.0f}s", flush=True)
     model = train(data, args.minutes, args.seed, threads=args.threads,
                   max_epochs=args.max_epochs, resume=args.resume,
@@ -360,8 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     temperature = calibrate(net, calib)
     net.temperature = temperature
     report: dict[str, object] = {
-        "train_decks": list(TRAIN_DECKS), "procedural_decks": len(proc),
-        "procedural_deck_seeds": [args.seed * 10_000, args.seed * 10_000 + len(proc) - 1],
+        "train_decks": list(TRAIN_DECKS), "procedural_decks": args.proc_decks,
+        "procedural_deck_seeds": [args.seed * 10_000, args.seed * 10_000 + args.proc_decks - 1],
         "held_out_decks": list(HELD_OUT_DECKS), "train_windows": len(data.x),
         "training_minutes": args.minutes, "seed": args.seed, "temperature": temperature,
         "calibration": {"decks": calib_decks, **window_accuracy(net, calib)},

@@ -32,6 +32,7 @@ from vision_train import (  # noqa: E402
     augment,
     build,
     deck_jobs,
+    jobs_for,
     one_cycle,
     onnx_export,
 )
@@ -72,19 +73,6 @@ def make_model():  # type: ignore[no-untyped-def]
             return torch.cat([self.rank(h), self.suit(h)], dim=1)
 
     return Second()
-
-
-def jobs_for(args: argparse.Namespace, seed: int) -> list[tuple[str, int, int]]:
-    """Scenes of the kdegames designs and of ``--proc-decks`` procedural decks from seed
-    ``seed * 10000``, interleaved (a build cut short is still a balanced mix)."""
-    proc = [f"proc:{seed * 10_000 + i}" for i in range(args.proc_decks)]
-    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, seed, chunk=10)
-    pro = deck_jobs(proc, args.proc_scenes, seed + 17, chunk=args.proc_scenes)
-    ratio = max(1, round(len(pro) / max(len(kde), 1)))
-    jobs = []
-    for i in range(max(len(kde), -(-len(pro) // ratio))):
-        jobs += kde[i : i + 1] + pro[i * ratio : (i + 1) * ratio]
-    return jobs
 
 
 def on_index(p: Patches) -> Patches:
