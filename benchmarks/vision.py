@@ -71,6 +71,21 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
             flagged, sure)
 
 
+def totals(scenes: list, results: list) -> list[int]:
+    """``score`` summed over photos."""
+    s = [0, 0, 0, 0, 0]
+    for sc, res in zip(scenes, results, strict=True):
+        for j, v in enumerate(score(res, sc.cards)):
+            s[j] += v
+    return s
+
+
+def row(name: str, s: list[int]) -> str:
+    """A line of the table: cards, right, silent, flagged, sure."""
+    return (f"{name:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
+            f"{100 * s[4] / s[0]:6.1f}%")
+
+
 def run(reader: Reader, scenes: list) -> tuple[list[float], list]:
     times, results = [], []
     for sc in scenes:
@@ -99,12 +114,7 @@ def enroll_benchmark(reader: Reader, design: str, photos: int, tests: int, seed:
     print(f"{'reader':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} {'sure':>7}")
     for name, r in (("before (base model)", reader), ("after enrolling", enrolled)):
         _, results = run(r, test)
-        s = [0, 0, 0, 0, 0]
-        for sc, res in zip(test, results, strict=True):
-            for j, v in enumerate(score(res, sc.cards)):
-                s[j] += v
-        print(f"{name:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
-              f"{100 * s[4] / s[0]:6.1f}%", flush=True)
+        print(row(name, totals(test, results)), flush=True)
     return 0
 
 
@@ -134,32 +144,21 @@ def main(argv: list[str] | None = None) -> int:
         scenes = [compose(decks, args.seed + 1000 * n + i, seats=7) for i in range(args.scenes)]
         times, results = run(reader, scenes)
         btimes, _ = run(baseline, scenes[: max(3, args.scenes // 4)])
-        s = [0, 0, 0, 0, 0]
-        for sc, res in zip(scenes, results, strict=True):
-            for j, v in enumerate(score(res, sc.cards)):
-                s[j] += v
+        s = totals(scenes, results)
         tot = [a + b for a, b in zip(tot, s, strict=True)]
         all_times += times
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
-        print(f"{deck:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
-              f"{100 * s[4] / s[0]:6.1f}% {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x",
-              flush=True)
+        print(f"{row(deck, s)} {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x", flush=True)
     med = statistics.median(all_times) * 1000
-    print(f"{'all held-out':24} {tot[0]:6d} {100 * tot[1] / tot[0]:7.2f}% {tot[2]:7d} "
-          f"{tot[3]:8d} {100 * tot[4] / tot[0]:6.1f}% {med:10.0f}")
+    print(f"{row('all held-out', tot)} {med:10.0f}")
     if args.big:
         decks = {d: load_deck(d) for d in HELD_OUT_DECKS}
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)
                for i in range(args.big)]
         times, results = run(reader, big)
         btimes, _ = run(baseline, big[:1])
-        s = [0, 0, 0, 0, 0]
-        for sc, res in zip(big, results, strict=True):
-            for j, v in enumerate(score(res, sc.cards)):
-                s[j] += v
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
-        print(f"{'12 MP (4000x3000)':24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} "
-              f"{s[3]:8d} {100 * s[4] / s[0]:6.1f}% {med:10.0f} {bmed:12.0f} "
+        print(f"{row('12 MP (4000x3000)', totals(big, results))} {med:10.0f} {bmed:12.0f} "
               f"{bmed / med:5.1f}x")
     print("targets: >= 99.5% right, 0 silent, <= 150 ms per 1080p photo, <= 600 ms per 12 MP")
     return 0
