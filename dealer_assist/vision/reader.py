@@ -260,12 +260,13 @@ class Reader:
         looks: list[np.ndarray] = []
         for c in cards:
             assert c.frame is not None
-            for s in RESCALES:
+            for s in (1.0, *RESCALES):
                 x0 = s * c.x - STRIDE  # three windows: centred on the index and either side
-                strips.append(normalise_strip(cut_strip(pyr, c.frame.scaled(s), x0,
-                                                        x0 + PATCH_W + 2 * STRIDE)))
-                looks.append(strips[-1][:, STRIDE : STRIDE + PATCH_W])
-            looks.append(normalise_strip(cut_strip(pyr, c.frame, c.x, c.x + PATCH_W))[:, :PATCH_W])
+                strip = normalise_strip(cut_strip(pyr, c.frame.scaled(s), x0,
+                                                  x0 + PATCH_W + 2 * STRIDE))
+                looks.append(strip[:, STRIDE : STRIDE + PATCH_W])
+                if s != 1.0:  # the index network has read this size already
+                    strips.append(strip)
         if not strips:
             return
         rank, suit, _, starts = self._read_strips(strips)
