@@ -9,8 +9,9 @@ The result has the shape of ``dealer-assist scan --json``::
 
 Corners run clockwise from the corner whose index reads upright. Seats are 1..7 or
 ``"dealer"``; ``None`` when a hand is in no seat zone. Nothing doubtful is passed off as
-sure: a card under the confidence threshold, a card seen twice and a hand that is not
-exactly three cards are listed in ``needs_confirmation``.
+sure: a card under the confidence threshold, a card seen twice, a card whose index was not
+seen (read where its hand's spread puts it) and a hand that is not exactly three cards are
+listed in ``needs_confirmation``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,18 @@ RESCALES = (0.9, 1.1)
 #: right (87.1%, 87.3%), 0.7 is sure of more (228 reads at 0.95 or more against 185).
 SECOND_WEIGHT = 0.7
 MODEL_NAME = "index_net.onnx"
+#: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
+#: hand's cards (from one card's left edge to the next's) within which unseen cards are
+#: placed by the spread (``missing_cards``).
+CARD_W = 0.71
+MIN_SPREAD, MAX_SPREAD = 0.12, 0.36
+#: ... and how far, in card heights, the region's edges may be from where that spread puts
+#: the bottom and top cards' edges (the sum of both). Chosen on procedural decks never trained
+#: on (20 photos, 480 cards): 0.1, 0.2 and 0.3 read 431, 439 and 439 cards right.
+MAX_MISFIT = 0.2
+#: ... and an unseen card is read at the window likeliest to hold an index within this many
+#: card heights of where the spread puts it (0.03, 0.06 and 0.1 read 437, 439 and 439 right)
+SEARCH = 0.06
 
 
 def model_dirs() -> list[Path]:
@@ -97,6 +110,8 @@ class CardRead:
     x: float = 0.0
     hand: int = -1
     seat: Seat = None
+    #: placed by the hand's spread, where no index was seen (see ``missing_cards``)
+    inferred: bool = False
 
     @property
     def best(self) -> tuple[Card, float]:
@@ -131,6 +146,48 @@ def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
     r = rank[:NONE]
     joint = r[:, None] * suit[None, :]  # rank-major, suit order as SUITS: same as DECK
     return np.asarray(joint.reshape(-1))
+
+
+def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
+    """Where the unseen cards of a fanned three-card hand lie, from where its seen indices
+    lie (``xs``, frame pixels), its region's width and a card's width: the three cards are
+    evenly spread, the bottom card at the region's left edge and the top card one card width
+    from its right edge. The spread that fits best is taken (from the seen cards' gap, or
+    from the region when one card is seen). Nothing when no spread fits.
+
+    >>> H = FRAME_CARD_H
+    >>> [round(x / H, 2) for x in missing_cards([0.2 * H, 0.4 * H], 1.1 * H, 0.7 * H)]
+    [0.0]
+    >>> [round(x / H, 2) for x in missing_cards([0.0, 0.4 * H], 1.1 * H, 0.7 * H)]
+    [0.2]
+    >>> [round(x / H, 2) for x in missing_cards([0.0], 1.1 * H, 0.7 * H)]
+    [0.2, 0.4]
+    >>> missing_cards([0.0, 0.2 * H, 0.4 * H], 1.1 * H, 0.7 * H)  # all seen
+    []
+    >>> missing_cards([0.0], 0.75 * H, 0.7 * H)  # a single card: no spread
+    []
+    """
+    if len(xs) == 1:
+        steps = [(width - card_w) / 2]
+    elif len(xs) == 2:
+        steps = [xs[1] - xs[0], (xs[1] - xs[0]) / 2]
+    else:
+        return []
+    fits: list[tuple[float, list[float]]] = []
+    for step in steps:
+        if not MIN_SPREAD * FRAME_CARD_H <= step <= MAX_SPREAD * FRAME_CARD_H:
+            continue
+        for first in range(3):  # the place in the hand of the first card seen
+            ks = [first + round((x - xs[0]) / step) for x in xs]
+            if ks[-1] > 2 or len(set(ks)) < len(ks):
+                continue
+            grid = [xs[0] + (k - first) * step for k in range(3)]
+            err = abs(grid[0]) + abs(width - card_w - grid[2])
+            if err <= MAX_MISFIT * FRAME_CARD_H:
+                fits.append((err, [grid[k] for k in range(3) if k not in ks]))
+    if not fits:
+        return []
+    return min(fits)[1]
 
 
 def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
@@ -235,19 +292,24 @@ class Reader:
             for fe in row:
                 fe.start = starts[fe.start]
         index_score = 1.0 - rank[:, NONE]
-        hands: list[Hand] = []
+        found: list[tuple[Blob, _FrameEval, _FrameEval]] = []
         for blob, row in zip(blobs, evals, strict=True):
             for fe in row:
                 sc = index_score[fe.start : fe.start + len(fe.offsets)]
                 fe.peaks = _peaks(sc, 0.12 * FRAME_CARD_H, step)
                 fe.score = float(sum(sc[p] for p in fe.peaks))
             best = max(range(4), key=lambda k: (row[k].score, -k))
-            fe = row[best]
-            if not fe.peaks:
+            if not row[best].peaks:
                 self.unread.append(blob)
                 continue
-            opposite = row[(best + 2) % 4]
-            hands.append(self._cards_of(blob, fe, opposite, rank, suit, feats))
+            found.append((blob, row[best], row[(best + 2) % 4]))
+        # this deck's card width, in frame pixels: the top card's, in the hands where
+        # three indices were seen
+        tops = [fe.frame.width - fe.offsets[fe.peaks[-1]] for _, fe, _ in found
+                if len(fe.peaks) == 3]
+        card_w = float(np.median(tops)) if tops else CARD_W * FRAME_CARD_H
+        hands = [self._cards_of(blob, fe, opposite, rank, suit, feats, index_score, card_w)
+                 for blob, fe, opposite in found]
         if RESCALES:
             self._read_rescaled(pyr, [c for h in hands for c in h.cards])
         return hands
@@ -297,23 +359,37 @@ class Reader:
         return probs, feats[fe.start + p]
 
     def _cards_of(self, blob: Blob, fe: _FrameEval, opposite: _FrameEval, rank: np.ndarray,
-                  suit: np.ndarray, feats: np.ndarray) -> Hand:
+                  suit: np.ndarray, feats: np.ndarray, index_score: np.ndarray,
+                  card_w: float) -> Hand:
         frame = fe.frame
         xs = [float(fe.offsets[p]) for p in fe.peaks]
-        width = frame.width - xs[-1]
+        places = [(p, False) for p in fe.peaks]
+        sc = index_score[fe.start : fe.start + len(fe.offsets)]
+        for x in missing_cards(xs, frame.width, card_w):
+            # an index the network did not see where the hand's spread puts one: read at
+            # the likeliest window near there all the same, and the dealer confirms it
+            near = np.abs(fe.offsets - x) <= SEARCH * FRAME_CARD_H
+            near &= np.min(np.abs(fe.offsets[:, None] - np.array(xs)[None, :]), axis=1) >= (
+                MIN_SPREAD * FRAME_CARD_H)
+            if near.any():
+                places.append((int(np.flatnonzero(near)[np.argmax(sc[near])]), True))
+        places.sort()
+        width = frame.width - float(fe.offsets[places[-1][0]])
         if not 0.5 * FRAME_CARD_H <= width <= 0.9 * FRAME_CARD_H:
-            width = 0.71 * FRAME_CARD_H
+            width = CARD_W * FRAME_CARD_H
         cards: list[CardRead] = []
-        for n, (p, x) in enumerate(zip(fe.peaks, xs, strict=True)):
+        for n, (p, inferred) in enumerate(places):
             probs, feat = self._window_probs(fe, p, rank, suit, feats)
-            if n == len(xs) - 1 and opposite.peaks and opposite.offsets[opposite.peaks[0]] < (
-                    0.1 * FRAME_CARD_H):
+            if n == len(places) - 1 and opposite.peaks and opposite.offsets[
+                    opposite.peaks[0]] < 0.1 * FRAME_CARD_H:
                 # the top card's other index, read upright in the opposite frame
                 other, _ = self._window_probs(opposite, opposite.peaks[0], rank, suit, feats)
                 probs = 0.5 * (probs + other)
+            x = float(fe.offsets[p])
             box = np.array([[x, 0], [x + width, 0], [x + width, FRAME_CARD_H],
                             [x, FRAME_CARD_H]], np.float32)
-            cards.append(CardRead(probs, frame.image_points(box), feat, frame, x))
+            cards.append(CardRead(probs, frame.image_points(box), feat, frame, x,
+                                  inferred=inferred))
         return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1])
 
     # -- the whole table -------------------------------------------------------------------
@@ -349,7 +425,13 @@ class Reader:
                     "hand": hi,
                     "seat": hand.seat,
                 })
-                if conf < self.threshold:
+                if c.inferred:
+                    n_seen = sum(not d.inferred for d in hand.cards)
+                    confirm.append({"hand": hi, "seat": hand.seat, "card": str(card),
+                                    "reason": f"only {n_seen} of 3 cards seen: this one is read "
+                                              "where the hand's spread puts it",
+                                    "alternatives": c.alternatives()})
+                elif conf < self.threshold:
                     confirm.append({"hand": hi, "seat": hand.seat, "card": str(card),
                                     "reason": f"low confidence {conf:.2f}",
                                     "alternatives": c.alternatives()})

@@ -12,7 +12,8 @@ import pytest
 
 from dealer_assist.domain.cards import parse_card
 from dealer_assist.vision.faces import HELD_OUT_DECKS, TRAIN_DECKS, load_deck
-from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.net import FRAME_CARD_H
+from dealer_assist.vision.reader import Reader, missing_cards
 from dealer_assist.vision.synth import compose
 from dealer_assist.vision.trainset import hand_scene
 
@@ -162,7 +163,7 @@ def test_hand_of_two_is_flagged(reader: Reader, can_render: None) -> None:
         # brings the dealer in
         reasons = " ".join(c["reason"] for c in out["needs_confirmation"])
         assert "expected 3" in reasons or "could not be read" in reasons or (
-            "low confidence" in reasons), out
+            "low confidence" in reasons) or "only 2 of 3 cards seen" in reasons, out
 
 
 def test_duplicate_card_is_flagged(reader: Reader, can_render: None) -> None:
@@ -203,3 +204,45 @@ def test_cli_scan_json(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert len(data["cards"]) >= 20
+
+
+def test_missing_cards_are_placed_by_the_spread() -> None:
+    h = FRAME_CARD_H
+    # the bottom card unseen: it lies one spread left of the two seen
+    assert [round(x / h, 2) for x in missing_cards([0.2 * h, 0.4 * h], 1.1 * h, 0.7 * h)] == [0.0]
+    # the middle card unseen: the region is too short for another card right of the two
+    assert [round(x / h, 2) for x in missing_cards([0.0, 0.4 * h], 1.1 * h, 0.7 * h)] == [0.2]
+    assert [round(x / h, 2) for x in missing_cards([0.0], 1.1 * h, 0.7 * h)] == [0.2, 0.4]
+    assert missing_cards([0.0, 0.2 * h, 0.4 * h], 1.1 * h, 0.7 * h) == []
+    # a lone card has no spread; a region two hands long fits no hand's spread
+    assert missing_cards([0.0], 0.75 * h, 0.7 * h) == []
+    assert missing_cards([0.0, 0.2 * h], 2.2 * h, 0.7 * h) == []
+
+
+def test_a_card_whose_index_is_not_seen_is_read_and_flagged(reader: Reader,
+                                                            can_render: None) -> None:
+    """The middle card's index is painted over: the reader still gives the hand three
+    cards, the unseen one read where the spread puts it, and asks the dealer to confirm it;
+    the two seen cards are not doubted for it."""
+    faces = load_deck(TRAIN_DECKS[0])
+    rng = np.random.default_rng(31)
+    cards = [parse_card(c) for c in ("AS", "KD", "3C")]
+    for _ in range(3):
+        img, placed = hand_scene(faces, rng, cards)
+        tl, tr, _, bl = placed[1][1]
+        right, down = (tr - tl) / np.linalg.norm(tr - tl), (bl - tl) / np.linalg.norm(bl - tl)
+        ch = float(np.linalg.norm(bl - tl))
+        patch = np.array([tl + right * 0.015 * ch + down * 0.015 * ch,
+                          tl + right * 0.16 * ch + down * 0.015 * ch,
+                          tl + right * 0.16 * ch + down * 0.42 * ch,
+                          tl + right * 0.015 * ch + down * 0.42 * ch])
+        paper = img[tuple(np.round(tl + (right + down) * 0.45 * ch).astype(int)[::-1])]
+        cv2.fillConvexPoly(img, np.round(patch).astype(np.int32),
+                           tuple(int(v) for v in paper))
+        out = reader.read(img)
+        assert len(out["hands"]) == 1 and len(out["hands"][0]["cards"]) == 3, out
+        unseen = [c for c in out["needs_confirmation"] if "of 3 cards seen" in c["reason"]]
+        assert len(unseen) == 1 and unseen[0]["reason"].startswith("only 2 of 3"), out
+        middle = sorted(out["cards"], key=lambda c: np.linalg.norm(
+            _centre(c["corners"]) - placed[1][1].mean(0)))[0]
+        assert middle["card"] == unseen[0]["card"]
