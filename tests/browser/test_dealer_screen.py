@@ -263,6 +263,9 @@ def test_double_tap_on_confirm_logs_once(page: Any, live_server: LiveServer) -> 
 def test_touch_targets_and_same_as_last_round(page: Any, live_server: LiveServer) -> None:
     sign_in(page, live_server, "sam")
     open_shift(page, live_server)
+    # measured once the stylesheet applies: a CI run measured the unstyled page (every
+    # control 21 px high) when the shift page was still loading
+    page.wait_for_load_state("load")
     small = page.evaluate("""Array.from(document.querySelectorAll(
             '#entry button, #entry input, .decision button'))
         .map(e => [e.dataset.testid || e.id || e.textContent.trim(),
