@@ -64,6 +64,12 @@ SUIT_FONTS = (
 SUIT_GLYPHS = {Suit.CLUBS: "\u2663", Suit.DIAMONDS: "\u2666", Suit.HEARTS: "\u2665",
                Suit.SPADES: "\u2660"}
 H = 360
+#: Share of procedural decks with a jumbo index (rank JUMBO_RANK_H of the card height), as
+#: on the large-index decks casinos deal for their cameras and overhead displays: the ranks
+#: of ordinary decks (``DeckStyle.rank_h``) stop short of them, and their suit reaches
+#: below the first index window (0.36 card heights).
+JUMBO_SHARE = 0.25
+JUMBO_RANK_H = (0.14, 0.21)
 
 
 def available(fonts: tuple[str, ...]) -> list[Path]:
@@ -291,8 +297,17 @@ class DeckStyle:
 
 
 def procedural_deck(seed: int) -> dict[Card, Face]:
+    """One procedural deck, the same for the same seed. A deck is jumbo-index or not by a
+    draw of its own (seeded by ``[seed, 1]``), so the other decks are as they always were."""
     rng = np.random.default_rng(seed)
     style = DeckStyle(rng)
+    own = np.random.default_rng([seed, 1])
+    if own.random() < JUMBO_SHARE:
+        ratio = style.suit_h / style.rank_h
+        style.rank_h = own.uniform(*JUMBO_RANK_H)
+        style.suit_h = style.rank_h * ratio
+        style.gap = min(style.gap, 0.15 * style.rank_h)
+        style.margin_y = min(style.margin_y, 0.04)
     return {card: Face(card, f"proc-{seed}", style.face(card)) for card in DECK}
 
 
