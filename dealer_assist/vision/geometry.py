@@ -34,6 +34,7 @@ class Blob:
     corners: np.ndarray  # (4, 2) float32, full-resolution pixels, clockwise
     area: float  # full-resolution pixels of card-white
     centre: tuple[float, float]
+    hull: np.ndarray | None = None  # (N, 2) float32, its convex hull, full resolution
 
 
 @dataclass
@@ -93,10 +94,36 @@ def reduce(image: np.ndarray) -> tuple[np.ndarray, float]:
 def _blob(c: np.ndarray, s: float, grow: float = 0.0) -> Blob:
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
     box = cv2.boxPoints(((cx, cy), (rw + 2 * grow, rh + 2 * grow), ang))
-    order = np.argsort(np.arctan2(box[:, 1] - cy, box[:, 0] - cx))
-    corners = np.asarray(box[order] / s, np.float32)
+    corners = _clockwise(np.asarray(box, np.float32)) / s
     area = cv2.contourArea(c) + grow * 2 * (rw + rh)
-    return Blob(corners, area / (s * s), (cx / s, cy / s))
+    hull = np.asarray(cv2.convexHull(c).reshape(-1, 2), np.float32) / s
+    return Blob(corners, area / (s * s), (cx / s, cy / s), hull)
+
+
+def _clockwise(pts: np.ndarray) -> np.ndarray:
+    centre = pts.mean(axis=0)
+    order = np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))
+    return np.asarray(pts[order], np.float32)
+
+
+def quad_blob(blob: Blob) -> Blob | None:
+    """The blob with the quadrilateral that fits its outline in place of its rectangle: a
+    hand seen at a slant (strong perspective) is a parallelogram, which the rectangle
+    leaves sheared in every frame. None when no four-sided outline fits."""
+    if blob.hull is None or len(blob.hull) < 4:
+        return None
+    hull = blob.hull.reshape(-1, 1, 2)
+    peri = cv2.arcLength(hull, True)
+    for share in (0.02, 0.03, 0.045, 0.06, 0.08):
+        quad = cv2.approxPolyDP(hull, share * peri, True).reshape(-1, 2)
+        if len(quad) <= 4:
+            break
+    if len(quad) != 4:
+        return None
+    hull_area = cv2.contourArea(hull)
+    if not 0.85 * hull_area <= cv2.contourArea(quad.reshape(-1, 1, 2)) <= 1.25 * hull_area:
+        return None
+    return Blob(_clockwise(np.asarray(quad, np.float32)), blob.area, blob.centre, blob.hull)
 
 
 def _card_like(c: np.ndarray, min_area: float) -> bool:

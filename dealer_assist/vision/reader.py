@@ -36,6 +36,7 @@ from .geometry import (
     cut_strip,
     find_blobs,
     make_frame,
+    quad_blob,
     window_patches,
 )
 from .net import (
@@ -257,17 +258,14 @@ class Reader:
         rank, suit, feats = self.net.predict(np.concatenate(patches), self.deck)
         return rank, suit, feats, [int(v) for v in starts]
 
-    def find_cards(self, image: np.ndarray) -> list[Hand]:
-        """Hands found; card-like regions where no index was read go to ``self.unread``."""
-        self.unread: list[Blob] = []
-        self.card_h: float | None = None
-        pyr = Pyramid(image)
-        blobs = find_blobs(image, self.unread)
+    def _frames_of(self, pyr: Pyramid, blobs: list[Blob], step: int) -> tuple[
+            list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
+        """Every blob's four frames read in one pass: per blob its frames (their windows
+        from ``start`` in the returned rank and suit probabilities and embeddings, and
+        their peaks)."""
         evals: list[list[_FrameEval]] = []
         strips: list[np.ndarray] = []
         offsets: list[list[int]] = []
-        self.card_h = card_height(blobs)
-        step = 2 if self.exhaustive else RUN_STEP
         for blob in blobs:
             row = []
             # all four frames: which edge shows the indices cannot be told from the
@@ -282,22 +280,49 @@ class Reader:
                 offsets.append([round(float(o) - x0) for o in offs])
                 row.append(_FrameEval(frame, offs, len(strips) - 1))
             evals.append(row)
-        if not strips:
-            return []
         if self.exhaustive:
             rank, suit, feats, starts = self._read_windows(strips, offsets)
         else:
             rank, suit, feats, starts = self._read_strips(strips)
+        index_score = 1.0 - rank[:, NONE]
         for row in evals:
             for fe in row:
                 fe.start = starts[fe.start]
-        index_score = 1.0 - rank[:, NONE]
-        found: list[tuple[Blob, _FrameEval, _FrameEval]] = []
-        for blob, row in zip(blobs, evals, strict=True):
-            for fe in row:
                 sc = index_score[fe.start : fe.start + len(fe.offsets)]
                 fe.peaks = _peaks(sc, 0.12 * FRAME_CARD_H, step)
                 fe.score = float(sum(sc[p] for p in fe.peaks))
+        return evals, rank, suit, feats
+
+    def find_cards(self, image: np.ndarray) -> list[Hand]:
+        """Hands found; card-like regions where no index was read go to ``self.unread``."""
+        self.unread: list[Blob] = []
+        self.card_h: float | None = None
+        pyr = Pyramid(image)
+        blobs = find_blobs(image, self.unread)
+        if not blobs:
+            return []
+        self.card_h = card_height(blobs)
+        step = 2 if self.exhaustive else RUN_STEP
+        evals, rank, suit, feats = self._frames_of(pyr, blobs, step)
+        # a region where fewer than three indices were read in every frame of its
+        # rectangle: again in the frames of the quadrilateral that fits it, kept if they
+        # read more (a hand seen at a slant is sheared in its rectangle's frames, and its
+        # indices are not all read there)
+        slanted = [(i, q) for i in range(len(blobs))
+                   if max(len(fe.peaks) for fe in evals[i]) < 3
+                   and (q := quad_blob(blobs[i])) is not None]
+        if slanted:
+            again, rank2, suit2, feats2 = self._frames_of(pyr, [q for _, q in slanted], step)
+            for (i, quad), row in zip(slanted, again, strict=True):
+                if max(fe.score for fe in row) > max(fe.score for fe in evals[i]):
+                    for fe in row:
+                        fe.start += len(rank)
+                    blobs[i], evals[i] = quad, row
+            rank, suit = np.concatenate([rank, rank2]), np.concatenate([suit, suit2])
+            feats = np.concatenate([feats, feats2])
+        index_score = 1.0 - rank[:, NONE]
+        found: list[tuple[Blob, _FrameEval, _FrameEval]] = []
+        for blob, row in zip(blobs, evals, strict=True):
             best = max(range(4), key=lambda k: (row[k].score, -k))
             if not row[best].peaks:
                 self.unread.append(blob)
