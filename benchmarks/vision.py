@@ -42,7 +42,9 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
     when a read card with its name lies on it; a read is a silent error when it is wrong (or
     stray) and neither it nor its hand is flagged; sure counts the right reads not flagged
     (the dealer has nothing to confirm for them)."""
-    flagged_cards = {(c["hand"], c["card"]) for c in result["needs_confirmation"] if c["card"]}
+    # a card seen twice is in doubt in every hand it was read in
+    flagged_cards = {(h, c["card"]) for c in result["needs_confirmation"] if c["card"]
+                     for h in c.get("hands", [c["hand"]])}
     flagged_hands = {c["hand"] for c in result["needs_confirmation"]
                      if c["card"] is None and c["hand"] is not None}
     right = 0

@@ -475,6 +475,7 @@ class Reader:
         for name, where in seen.items():
             if len(where) > 1:
                 confirm.append({"hand": where[0], "seat": hands[where[0]].seat, "card": name,
+                                "hands": where,
                                 "reason": f"{name} seen {len(where)} times (hands "
                                           f"{', '.join(map(str, where))})"})
         for blob in self.unread:

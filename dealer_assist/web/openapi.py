@@ -201,6 +201,9 @@ SCHEMAS: dict[str, Any] = {
                                "dealer confirms or fixes it",
                 "properties": {"hand": {"type": ["integer", "null"]}, "seat": _SEAT,
                                "card": {"type": ["string", "null"]},
+                               "hands": {"type": "array", "items": {"type": "integer"},
+                                         "description": "a card seen twice: every hand "
+                                                        "it was read in"},
                                "reason": {"type": "string"}}}},
             "image": {"type": "object", "properties": {"width": {"type": "integer"},
                                                        "height": {"type": "integer"}}},

@@ -32,7 +32,9 @@ def _match(result: dict, truth: list[dict]) -> tuple[int, int, int]:
     """(right, silent errors, truth cards). A read is right when it lies on the true card
     and names it. A silent error is a wrong read that is not flagged, or a card missed
     while the result flags nothing unread."""
-    flagged_cards = {(c["hand"], c["card"]) for c in result["needs_confirmation"] if c["card"]}
+    # a card seen twice is in doubt in every hand it was read in
+    flagged_cards = {(h, c["card"]) for c in result["needs_confirmation"] if c["card"]
+                     for h in c.get("hands", [c["hand"]])}
     flagged_hands = {c["hand"] for c in result["needs_confirmation"]
                      if c["card"] is None and c["hand"] is not None}
     unread = any("region" in c for c in result["needs_confirmation"])
@@ -172,8 +174,10 @@ def test_duplicate_card_is_flagged(reader: Reader, can_render: None) -> None:
     img, _ = hand_scene(faces, rng, [parse_card("AS"), parse_card("KD"), parse_card("3C")])
     twice = np.hstack([img, img])
     out = reader.read(twice)
-    reasons = " ".join(c["reason"] for c in out["needs_confirmation"])
-    assert "seen 2 times" in reasons
+    twice = [c for c in out["needs_confirmation"] if "seen 2 times" in c["reason"]]
+    assert twice
+    # every hand it was read in is named, not only the first
+    assert all(c["hands"] == [0, 1] for c in twice), twice
 
 
 def test_low_confidence_is_flagged(can_render: None) -> None:
