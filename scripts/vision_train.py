@@ -41,14 +41,16 @@ from dealer_assist.vision.net import (  # noqa: E402
     WHITE_LEVEL,
     IndexNet,
 )
-from dealer_assist.vision.trainset import Patches, synth_patches  # noqa: E402
+from dealer_assist.vision.trainset import Patches, synth_looks, synth_patches  # noqa: E402
 
 #: Procedural deck seeds at or above this are kept for calibration, never trained on.
 CALIBRATION_SEED = 900_000
 
 
-def _job(args: tuple[str, int, int]) -> Patches:
-    deck, seed, scenes = args
+def _job(args: tuple[str, int, int] | tuple[str, int, int, str]) -> Patches:
+    """One job's windows: the index network's (sliding along every frame), or with a
+    fourth element "looks" the second look's (on every visible index)."""
+    deck, seed, scenes = args[:3]
     import cv2
 
     cv2.setNumThreads(1)
@@ -58,6 +60,8 @@ def _job(args: tuple[str, int, int]) -> Patches:
         faces = procedural_deck(int(deck[5:]))
     else:
         faces = load_deck(deck)
+    if args[3:] == ("looks",):
+        return synth_looks(faces, seed, scenes)
     return synth_patches(faces, seed, scenes)
 
 
@@ -66,7 +70,10 @@ def _concat(parts: list[Patches]) -> Patches:
                    np.concatenate([p.suit for p in parts]))
 
 
-def build(jobs: list[tuple[str, int, int]], workers: int, parts: Path | None = None,
+Job = tuple[str, int, int] | tuple[str, int, int, str]
+
+
+def build(jobs: list[Job], workers: int, parts: Path | None = None,
           minutes: float | None = None) -> Patches:
     """Run the jobs; with ``parts``, each job's windows are saved there as it finishes (a
     rerun skips those done) and, with ``minutes``, no job starts after that budget: the
@@ -110,18 +117,19 @@ def build(jobs: list[tuple[str, int, int]], workers: int, parts: Path | None = N
     return _concat(done)
 
 
-def deck_jobs(decks: list[str], scenes: int, seed: int, chunk: int = 25) -> list[
-        tuple[str, int, int]]:
-    return [(d, seed + 1000 * i + j, min(chunk, scenes - j))
+def deck_jobs(decks: list[str], scenes: int, seed: int, chunk: int = 25,
+              kind: tuple[str, ...] = ()) -> list[Job]:
+    """Jobs of up to ``chunk`` scenes per deck; ``kind`` ("looks",) for the second look's."""
+    return [(d, seed + 1000 * i + j, min(chunk, scenes - j), *kind)  # type: ignore[misc]
             for i, d in enumerate(decks) for j in range(0, scenes, chunk)]
 
 
-def jobs_for(args: argparse.Namespace, seed: int) -> list[tuple[str, int, int]]:
+def jobs_for(args: argparse.Namespace, seed: int, kind: tuple[str, ...] = ()) -> list[Job]:
     """Scenes of the kdegames designs and of ``--proc-decks`` procedural decks from seed
     ``seed * 10000``, interleaved (a build cut short is still a balanced mix)."""
     proc = [f"proc:{seed * 10_000 + i}" for i in range(args.proc_decks)]
-    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, seed, chunk=10)
-    pro = deck_jobs(proc, args.proc_scenes, seed + 17, chunk=args.proc_scenes)
+    kde = deck_jobs(list(TRAIN_DECKS), args.scenes, seed, chunk=10, kind=kind)
+    pro = deck_jobs(proc, args.proc_scenes, seed + 17, chunk=args.proc_scenes, kind=kind)
     ratio = max(1, round(len(pro) / max(len(kde), 1)))
     jobs = []
     for i in range(max(len(kde), -(-len(pro) // ratio))):

@@ -6,11 +6,12 @@
 
 The index network (scripts/vision_train.py) finds the cards and reads them in one pass over
 whole strips, so it must stay small. Once the cards are found, the reader looks again at
-each card's index window (at three sizes) with this larger classifier: rank and suit only,
-no "no index here". It is trained on the windows the index network is trained on that sit
-on an index, cut by the reader's own code from rendered hands of the kdegames TRAIN_DECKS
-designs and procedural decks (HELD_OUT_DECKS never take part). ``--build-only`` makes and
-caches the windows (``--parts``) without training.
+each card's index through a taller window (``geometry.look_window``; trained with the card
+at three sizes, read at two) with this larger classifier: rank and suit only, no "no index
+here". It is trained on those windows on every visible index, cut as the reader cuts them
+(``trainset.looks_from_photo``) from rendered hands of the kdegames TRAIN_DECKS designs and
+procedural decks, a quarter of them jumbo-index (HELD_OUT_DECKS never take part).
+``--build-only`` makes and caches the windows (``--parts``) without training.
 """
 
 from __future__ import annotations
@@ -27,18 +28,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from vision_decks import JUMBO_SHARE  # noqa: E402
 from vision_train import (  # noqa: E402
     add_data_options,
     augment,
     build,
     deck_jobs,
     jobs_for,
+    load_onnx_weights,
     one_cycle,
     onnx_export,
 )
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, TRAIN_DECKS  # noqa: E402
-from dealer_assist.vision.net import NONE, PATCH_H, PATCH_W, WHITE_LEVEL  # noqa: E402
+from dealer_assist.vision.net import LOOK_H, LOOK_W, NONE, WHITE_LEVEL  # noqa: E402
 from dealer_assist.vision.trainset import Patches  # noqa: E402
 
 N_RANKS, N_SUITS = NONE, 4
@@ -50,7 +53,7 @@ def make_model():  # type: ignore[no-untyped-def]
 
     class Second(nn.Module):
         """Three padded 3x3 convolutions (32/64/96) with 2x poolings, a 192-unit layer,
-        rank and suit heads; input one PATCH_H x PATCH_W window."""
+        rank and suit heads; input one LOOK_H x LOOK_W window."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -58,7 +61,7 @@ def make_model():  # type: ignore[no-untyped-def]
                 nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                 nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                 nn.Conv2d(64, 96, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
-            n = 96 * (PATCH_H // 8) * (PATCH_W // 8)
+            n = 96 * (LOOK_H // 8) * (LOOK_W // 8)
             self.hidden = nn.Sequential(nn.Flatten(), nn.Linear(n, 192), nn.ReLU())
             self.drop = nn.Dropout(0.3)
             self.rank = nn.Linear(192, N_RANKS)
@@ -75,13 +78,8 @@ def make_model():  # type: ignore[no-untyped-def]
     return Second()
 
 
-def on_index(p: Patches) -> Patches:
-    keep = p.rank != NONE
-    return Patches(p.x[keep], p.rank[keep], p.suit[keep])
-
-
 def train(data: Patches, minutes: float, epochs: float, seed: int, max_lr: float,  # type: ignore[no-untyped-def]
-          batch: int = 128, threads: int = 2):
+          batch: int = 128, threads: int = 2, resume: Path | None = None):
     import torch
     import torch.nn.functional as F
 
@@ -92,6 +90,8 @@ def train(data: Patches, minutes: float, epochs: float, seed: int, max_lr: float
     yr = torch.from_numpy(data.rank.astype(np.int64))
     ys = torch.from_numpy(data.suit.astype(np.int64))
     model = make_model()
+    if resume is not None:
+        load_onnx_weights(model, resume)
     opt = torch.optim.AdamW(model.parameters(), lr=max_lr / 25, weight_decay=5e-4)
     per_epoch = len(x) // batch
     t_start, step, ep, done = time.time(), 0, 0, False
@@ -132,10 +132,10 @@ def train(data: Patches, minutes: float, epochs: float, seed: int, max_lr: float
 
 
 def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
-    """(N, 3, PATCH_H, PATCH_W) uint8-valued floats -> (N, 13 rank + 4 suit logits)."""
+    """(N, 3, LOOK_H, LOOK_W) uint8-valued floats -> (N, 13 rank + 4 suit logits)."""
     import torch
 
-    onnx_export(model, path, torch.zeros(1, 3, PATCH_H, PATCH_W), "window",
+    onnx_export(model, path, torch.zeros(1, 3, LOOK_H, LOOK_W), "window",
                 {"window": {0: "n"}, "out": {0: "n"}})
 
 
@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-lr", type=float, default=2e-3)
     ap.add_argument("--seeds", default="8,9,10",
                     help="one set of windows per seed (procedural decks seed*10000 on)")
+    ap.add_argument("--resume", type=Path, help="continue training this exported .onnx")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--parts", type=Path, help="folder caching the training windows "
                     "(a folder seed-N per seed, a file per job)")
@@ -172,10 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [int(v) for v in args.seeds.split(",")]
     sets, decks = [], set()
     for seed in seeds:
-        jobs = jobs_for(args, seed)
-        sets.append(on_index(build(jobs, args.workers,
-                                   args.parts / f"seed-{seed}" if args.parts else None,
-                                   args.build_minutes)))
+        jobs = jobs_for(args, seed, ("looks",))
+        sets.append(build(jobs, args.workers, args.parts / f"seed-{seed}" if args.parts else None,
+                          args.build_minutes))
         decks |= {j[0] for j in jobs}
     data = Patches(np.concatenate([p.x for p in sets]), np.concatenate([p.rank for p in sets]),
                    np.concatenate([p.suit for p in sets]))
@@ -183,19 +183,22 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     if args.build_only:
         return 0
-    model = train(data, args.minutes, args.epochs, seeds[0], args.max_lr)
+    model = train(data, args.minutes, args.epochs, seeds[0], args.max_lr, resume=args.resume)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(model, args.out)
-    held = {d: accuracy(args.out, on_index(build(deck_jobs([d], 30, seeds[0] + 99),
-                                                  args.workers)))
+    held = {d: accuracy(args.out, build(deck_jobs([d], 30, seeds[0] + 99, kind=("looks",)),
+                                        args.workers))
             for d in HELD_OUT_DECKS}
     report = {"model": "index_second.onnx: padded 3x3 convs 32/64/96 each with a 2x "
-                       "max-pool, 192 units, rank 13 + suit 4, over one 44x26 window",
+                       f"max-pool, 192 units, rank 13 + suit 4, over one {LOOK_H}x{LOOK_W} "
+                       "window",
               "train_decks": list(TRAIN_DECKS),
               "procedural_deck_seeds": [[s * 10_000, s * 10_000 + args.proc_decks - 1]
                                         for s in seeds],
               "held_out_decks": list(HELD_OUT_DECKS), "index_windows": len(data.x),
+              "jumbo_index_share": JUMBO_SHARE,
               "training_minutes": args.minutes, "epochs": args.epochs,
+              "resumed_from": str(args.resume) if args.resume else None,
               "held_out_window_accuracy": held}
     print(json.dumps(held), flush=True)
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")

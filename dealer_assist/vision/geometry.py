@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .net import FRAME_CARD_H, PATCH_H, PATCH_W
+from .net import FRAME_CARD_H, LOOK_H, LOOK_W, LOOK_X, PATCH_H, PATCH_W, normalise_strip
 
 #: Long side, in pixels, of the reduced copy the card mask is computed on.
 WORK_SIDE = 1000
@@ -322,3 +322,11 @@ def window_patches(strip: np.ndarray, offsets: list[int]) -> np.ndarray:
     for i, x in enumerate(offsets):
         out[i] = strip[:, x : x + PATCH_W]
     return out
+
+
+def look_window(pyr: Pyramid, frame: Frame, x: float, s: float = 1.0) -> np.ndarray:
+    """The second look's normalised window (LOOK_H x LOOK_W) on the index whose card's left
+    edge is at ``x`` along ``frame``'s top edge, with the card magnified ``s`` times."""
+    x0 = s * x - LOOK_X
+    window = cut_strip(pyr, frame.scaled(s), x0, x0 + LOOK_W, height=LOOK_H)[:, :LOOK_W]
+    return normalise_strip(window)

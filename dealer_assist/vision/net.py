@@ -31,6 +31,10 @@ FRAME_CARD_H = PATCH_H / PATCH_FH
 STRIDE = 4
 NONE = len(RANKS)  # the "no index here" class of the rank head
 N_RANK, N_SUIT = len(RANKS) + 1, len(SUITS)
+#: The second look's window on a found card's index, in frame pixels: taller than the index
+#: network's (0.49 card heights against 0.36), so that the suit of a jumbo index is whole in
+#: it, and starting ``LOOK_X`` pixels left of the card's edge.
+LOOK_H, LOOK_W, LOOK_X = 60, 32, 3
 #: Normalised strips: the card's white is mapped to this grey level (uint8).
 WHITE_LEVEL = 200.0
 
@@ -134,8 +138,8 @@ class SecondLook:
         self.net = cv2.dnn.readNetFromONNX(str(self.path))
 
     def read(self, windows: np.ndarray) -> np.ndarray:
-        """Normalised windows (N, PATCH_H, PATCH_W, 3) -> (N, 52) card probabilities over
-        DECK (rank-major, as ``DECK``)."""
+        """Normalised windows (N, LOOK_H, LOOK_W, 3) (see ``geometry.look_window``) ->
+        (N, 52) card probabilities over DECK (rank-major, as ``DECK``)."""
         if len(windows) == 0:
             return np.zeros((0, len(RANKS) * len(SUITS)), F32)
         self.net.setInput(np.ascontiguousarray(windows.transpose(0, 3, 1, 2), dtype=F32))

@@ -18,8 +18,25 @@ import numpy as np
 from dealer_assist.domain.cards import DECK, RANKS, SUITS, Card
 
 from .faces import Face
-from .geometry import Frame, Pyramid, cut_strip, find_blobs, make_frame, window_patches
-from .net import FRAME_CARD_H, NONE, PATCH_H, PATCH_W, STRIDE, normalise_strip
+from .geometry import (
+    Frame,
+    Pyramid,
+    cut_strip,
+    find_blobs,
+    look_window,
+    make_frame,
+    window_patches,
+)
+from .net import (
+    FRAME_CARD_H,
+    LOOK_H,
+    LOOK_W,
+    NONE,
+    PATCH_H,
+    PATCH_W,
+    STRIDE,
+    normalise_strip,
+)
 from .synth import _card_layer, _felt, _paste
 
 #: Training windows start every STEP frame pixels along the top edge.
@@ -53,11 +70,12 @@ def anchors(corners: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarra
     return [(tl, right, down), (br, -right, -down)]
 
 
-def label_frame(frame: Frame, cards: list[tuple[Card, np.ndarray]],
-                offsets: np.ndarray) -> np.ndarray:
-    """Per window: index into DECK, -1 for none, -2 for too close to call (not trained).
-    ``cards`` bottom first, corners in full-resolution pixels."""
-    labels = np.full(len(offsets), -1, int)
+def index_corners(frame: Frame, cards: list[tuple[Card, np.ndarray]]) -> list[
+        tuple[Card, float, float]]:
+    """The index corners that read upright along ``frame``'s top edge and are not under a
+    higher card: (card, x, y) in frame pixels. ``cards`` bottom first, corners in
+    full-resolution pixels."""
+    out: list[tuple[Card, float, float]] = []
     polys = [c.astype(np.float32) for _, c in cards]
     for j, (card, corners) in enumerate(cards):
         h = float(np.linalg.norm(corners[3] - corners[0]))
@@ -76,9 +94,19 @@ def label_frame(frame: Frame, cards: list[tuple[Card, np.ndarray]],
             scale = float(np.linalg.norm(updir)) / FRAME_CARD_H
             if not 0.85 < scale < 1.18:
                 continue
-            d = np.abs(offsets - pf[0][0])
-            labels[(d <= AMBIGUOUS) & (labels == -1)] = -2
-            labels[d <= POS_TOL] = DECK.index(card)
+            out.append((card, float(pf[0][0]), float(pf[0][1])))
+    return out
+
+
+def label_frame(frame: Frame, cards: list[tuple[Card, np.ndarray]],
+                offsets: np.ndarray) -> np.ndarray:
+    """Per window: index into DECK, -1 for none, -2 for too close to call (not trained).
+    ``cards`` bottom first, corners in full-resolution pixels."""
+    labels = np.full(len(offsets), -1, int)
+    for card, x, _ in index_corners(frame, cards):
+        d = np.abs(offsets - x)
+        labels[(d <= AMBIGUOUS) & (labels == -1)] = -2
+        labels[d <= POS_TOL] = DECK.index(card)
     return labels
 
 
@@ -151,9 +179,7 @@ def patches_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
     suits: list[int] = []
     pyr = Pyramid(img)
     for blob in find_blobs(img):
-        inside = [(c, p) for c, p in cards
-                  if cv2.pointPolygonTest(blob.corners.reshape(-1, 1, 2),
-                                          tuple(map(float, p.mean(0))), False) >= 0]
+        inside = _cards_in(blob.corners, cards)
         for k in range(4):
             frame = make_frame(blob, k)
             offs = slide_offsets(frame)
@@ -179,6 +205,55 @@ def patches_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
         return Patches(np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8), np.zeros(0, int),
                        np.zeros(0, int))
     return Patches(np.concatenate(xs), np.array(ranks), np.array(suits))
+
+
+def _cards_in(blob_corners: np.ndarray, cards: list[tuple[Card, np.ndarray]]) -> list[
+        tuple[Card, np.ndarray]]:
+    return [(c, p) for c, p in cards
+            if cv2.pointPolygonTest(blob_corners.reshape(-1, 1, 2),
+                                    tuple(map(float, p.mean(0))), False) >= 0]
+
+
+#: Where the reader puts a found card's edge against where it is (frame pixels, measured on
+#: generated tables: mean 0.6, standard deviation 2.7): the second look is trained on
+#: windows cut that far off, with the card at each of these sizes (the reader reads it at
+#: some of them, ``reader.LOOK_SIZES``).
+LOOK_SHIFT = (0.6, 2.7, 6.0)  # mean, deviation, limit
+LOOK_TRAIN_SIZES = (1.0, 0.9, 1.1)
+
+
+def looks_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
+                     rng: np.random.Generator) -> Patches:
+    """The second look's windows (``geometry.look_window``) on every visible index of a
+    photo with known cards, cut as the reader cuts them: at the card's edge give or take
+    the reader's error (``LOOK_SHIFT``), at each size of ``LOOK_TRAIN_SIZES``."""
+    xs: list[np.ndarray] = []
+    ranks: list[int] = []
+    suits: list[int] = []
+    pyr = Pyramid(img)
+    mean, sd, limit = LOOK_SHIFT
+    for blob in find_blobs(img):
+        inside = _cards_in(blob.corners, cards)
+        for k in range(4):
+            frame = make_frame(blob, k)
+            for card, x, _ in index_corners(frame, inside):
+                at = x + float(np.clip(rng.normal(mean, sd), -limit, limit))
+                for s in LOOK_TRAIN_SIZES:
+                    xs.append(look_window(pyr, frame, at, s))
+                    ranks.append(RANKS.index(card.rank))
+                    suits.append(SUITS.index(card.suit))
+    if not xs:
+        return Patches(np.zeros((0, LOOK_H, LOOK_W, 3), np.uint8), np.zeros(0, int),
+                       np.zeros(0, int))
+    return Patches(np.stack(xs), np.array(ranks), np.array(suits))
+
+
+def synth_looks(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
+    """``looks_from_photo`` over ``scenes`` rendered hands."""
+    rng = np.random.default_rng(seed)
+    parts = [looks_from_photo(*hand_scene(faces, rng), rng=rng) for _ in range(scenes)]
+    return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
+                   np.concatenate([p.suit for p in parts]))
 
 
 def synth_patches(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:

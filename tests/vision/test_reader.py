@@ -80,7 +80,7 @@ def test_sample_images(reader: Reader, name: str) -> None:
 
 
 def test_sample_images_read(reader: Reader) -> None:
-    """The sample photos (held-out designs): most of their cards read right (62 of 72
+    """The sample photos (held-out designs): most of their cards read right (68 of 72
     measured), none silently wrong."""
     right = total = 0
     for path in sorted(SAMPLES.glob("scene_*.jpg")):
@@ -88,7 +88,7 @@ def test_sample_images_read(reader: Reader) -> None:
         r, s, t = _match(reader.read(cv2.imread(str(path)), truth["zones"]), truth["cards"])
         assert s == 0, path.name
         right, total = right + r, total + t
-    assert total == 72 and right >= 56, (right, total)
+    assert total == 72 and right >= 64, (right, total)
 
 
 def test_second_look_reads_better(reader: Reader) -> None:
@@ -123,9 +123,9 @@ def test_held_out_scenes(reader: Reader, can_render: None) -> None:
         if len(out["hands"]) == 8:
             assert seats["dealer"] == 1
     assert silent == 0
-    # the target is 99.5%; the reader reads 78.1% of these cards right (measured on these
+    # the target is 99.5%; the reader reads 90.1% of these cards right (measured on these
     # seeds, card_models/README.md): this floor guards against regressions only
-    assert right / total >= 0.70, (right, total)
+    assert right / total >= 0.85, (right, total)
 
 
 def test_every_hand_of_a_full_table_is_read(reader: Reader, can_render: None) -> None:
