@@ -279,3 +279,32 @@ def test_a_file_that_is_not_a_photo(page: Any, live_server: LiveServer,
     expect(page.locator("[data-testid=scan-use]")).to_be_hidden()
     page.keyboard.press("Escape")
     expect(page.locator("[data-testid=scan-dialog]")).to_be_hidden()
+
+
+def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: LiveServer,
+                                                    tmp_path: Path) -> None:
+    """The same hand twice in one photo: every card is read in two hands, and the scan
+    summary marks each of them in doubt in both hands, not only in the first."""
+    from dealer_assist.domain.cards import parse_card
+    from dealer_assist.vision.faces import TRAIN_DECKS, load_deck
+    from dealer_assist.vision.trainset import hand_scene
+
+    img, _ = hand_scene(load_deck(TRAIN_DECKS[0]), np.random.default_rng(9),
+                        [parse_card(c) for c in ("AS", "KD", "3C")])
+    photo = tmp_path / "twice.jpg"
+    cv2.imwrite(str(photo), np.hstack([img, img]))
+    open_shift_by_api(live_server)
+    sign_in(page, live_server, "dana")
+    page.goto(live_server.url + "/dealer/TCP-1")
+    page.tap("[data-testid=scan]")
+    page.set_input_files("[data-testid=scan-file]", str(photo))
+    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
+    data = page.evaluate("window.dealerScan.shown().data")
+    twice = [i for i in data["needs_confirmation"] if "seen 2 times" in i["reason"]]
+    assert twice and all(len(i["hands"]) == 2 for i in twice), data["needs_confirmation"]
+    for hand in (0, 1):
+        row = page.locator(f"#scan-summary li[data-hand='{hand}']")
+        expect(row).to_have_class(re.compile(r"\bdoubt\b"))
+        seen_twice = [i for i in twice if hand in i["hands"]]
+        assert len(seen_twice) == len(twice)
+        assert row.locator(".scan-card-name.doubt").count() >= len(seen_twice)

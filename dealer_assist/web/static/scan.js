@@ -220,10 +220,9 @@
         const seen = d.cards.get(item.card);
         d.cards.set(item.card, seen ? {...seen, reason: seen.reason + "; " + item.reason}
           : item);
-        if (/seen \d+ times/.test(item.reason)) {
+        if (item.hands) {
           // a card seen twice: every hand it is in is in doubt
-          const m = /hands ([\d, ]+)/.exec(item.reason);
-          for (const other of m ? m[1].split(/,\s*/).map(Number) : []) {
+          for (const other of item.hands) {
             if (other === item.hand) continue;
             if (!byHand.has(other)) byHand.set(other, {cards: new Map(), notes: []});
             byHand.get(other).cards.set(item.card, item);
