@@ -73,16 +73,18 @@ PEAK_SCORE = 0.5
 #: 64.2% -> 76.2%, and the right reads at 0.95 or more 31 -> 91 of 480 cards.
 RESCALES = (0.9, 1.1)
 #: The second look's share of a card's read (its log-probabilities weighted against the
-#: index network's). On procedural decks never trained on (seeds 920000-920019, 960 cards):
-#: 0.5, 0.7, 0.85 and 0.93 read 918, 925, 925 and 926 cards right, sure of 436, 529, 579
-#: and 603; the surest wrong read nothing else flags (``vision_threshold.py``) scored 0.785
-#: at 0.7, 0.828 at 0.85 and 0.862 at 1.0. 0.85 was tried and read a held-out dondorf Q of
-#: spades as clubs at 0.957, silently: the weight stays at 0.7, where that read is 0.947.
+#: index network's). On procedural decks never trained on (seeds 920000-920019, 960 cards;
+#: the second look at three sizes): 0.5, 0.7, 0.85 and 0.93 read 918, 925, 925 and 926
+#: cards right, sure of 436, 529, 579 and 603; the surest wrong read nothing else flags
+#: (``vision_threshold.py``) scored 0.785 at 0.7, 0.828 at 0.85 and 0.862 at 1.0. 0.85 was
+#: tried and read a held-out dondorf Q of spades as clubs at 0.957, silently: the weight
+#: stays at 0.7, where that read is 0.947.
 #: Not 1.0 in any case: an enrolled deck corrects the index network's share.
 SECOND_WEIGHT = 0.7
 #: The sizes at which the second look reads each card (its reads are averaged). On the same
-#: decks, all three of 1.0 and ``RESCALES`` read 925 cards right (579 sure), 0.9 and 1.1
-#: 925 (574), 1.0 and 1.1 920 (577), 1.0 alone 909 (568): two sizes cost two thirds.
+#: decks (weight 0.85), all three of 1.0 and ``RESCALES`` read 925 cards right (579 sure),
+#: 0.9 and 1.1 925 (574), 1.0 and 1.1 920 (577), 1.0 alone 909 (568): two sizes cost two
+#: thirds of three. With 0.9 and 1.1 at weight 0.7: 922 right, 517 sure.
 LOOK_SIZES = RESCALES
 MODEL_NAME = "index_net.onnx"
 #: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
