@@ -84,7 +84,8 @@ SECOND_WEIGHT = 0.7
 #: The sizes at which the second look reads each card (its reads are averaged). On the same
 #: decks (weight 0.85), all three of 1.0 and ``RESCALES`` read 925 cards right (579 sure),
 #: 0.9 and 1.1 925 (574), 1.0 and 1.1 920 (577), 1.0 alone 909 (568): two sizes cost two
-#: thirds of three. With 0.9 and 1.1 at weight 0.7: 922 right, 517 sure.
+#: thirds of three. With 0.9 and 1.1 at weight 0.7: 922 right, 517 sure (925 and 561 once
+#: the second look was trained 24 minutes more).
 LOOK_SIZES = RESCALES
 MODEL_NAME = "index_net.onnx"
 #: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
