@@ -39,7 +39,7 @@ def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
     flagged_hands = {c["hand"] for c in result["needs_confirmation"]
                      if c["card"] is None and c["hand"] is not None}
     twice = {c["card"] for c in result["needs_confirmation"]
-             if c["card"] and "seen" in c["reason"]}
+             if c["card"] and c.get("hands")}
     wrong: list[float] = []
     right = 0
     for c in result["cards"]:

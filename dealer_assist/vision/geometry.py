@@ -34,7 +34,7 @@ class Blob:
     corners: np.ndarray  # (4, 2) float32, full-resolution pixels, clockwise
     area: float  # full-resolution pixels of card-white
     centre: tuple[float, float]
-    hull: np.ndarray | None = None  # (N, 2) float32, its convex hull, full resolution
+    hull: np.ndarray  # (N, 2) float32, its convex hull, full resolution
 
 
 @dataclass
@@ -110,7 +110,7 @@ def quad_blob(blob: Blob) -> Blob | None:
     """The blob with the quadrilateral that fits its outline in place of its rectangle: a
     hand seen at a slant (strong perspective) is a parallelogram, which the rectangle
     leaves sheared in every frame. None when no four-sided outline fits."""
-    if blob.hull is None or len(blob.hull) < 4:
+    if len(blob.hull) < 4:
         return None
     hull = blob.hull.reshape(-1, 1, 2)
     peri = cv2.arcLength(hull, True)

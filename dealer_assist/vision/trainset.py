@@ -10,6 +10,7 @@ the card whose visible, upright index corner it sits on, or "none". Also used by
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -71,11 +72,11 @@ def anchors(corners: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def index_corners(frame: Frame, cards: list[tuple[Card, np.ndarray]]) -> list[
-        tuple[Card, float, float]]:
+        tuple[Card, float]]:
     """The index corners that read upright along ``frame``'s top edge and are not under a
-    higher card: (card, x, y) in frame pixels. ``cards`` bottom first, corners in
+    higher card: (card, x) with x in frame pixels. ``cards`` bottom first, corners in
     full-resolution pixels."""
-    out: list[tuple[Card, float, float]] = []
+    out: list[tuple[Card, float]] = []
     polys = [c.astype(np.float32) for _, c in cards]
     for j, (card, corners) in enumerate(cards):
         h = float(np.linalg.norm(corners[3] - corners[0]))
@@ -94,7 +95,7 @@ def index_corners(frame: Frame, cards: list[tuple[Card, np.ndarray]]) -> list[
             scale = float(np.linalg.norm(updir)) / FRAME_CARD_H
             if not 0.85 < scale < 1.18:
                 continue
-            out.append((card, float(pf[0][0]), float(pf[0][1])))
+            out.append((card, float(pf[0][0])))
     return out
 
 
@@ -103,7 +104,7 @@ def label_frame(frame: Frame, cards: list[tuple[Card, np.ndarray]],
     """Per window: index into DECK, -1 for none, -2 for too close to call (not trained).
     ``cards`` bottom first, corners in full-resolution pixels."""
     labels = np.full(len(offsets), -1, int)
-    for card, x, _ in index_corners(frame, cards):
+    for card, x in index_corners(frame, cards):
         d = np.abs(offsets - x)
         labels[(d <= AMBIGUOUS) & (labels == -1)] = -2
         labels[d <= POS_TOL] = DECK.index(card)
@@ -236,7 +237,7 @@ def looks_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
         inside = _cards_in(blob.corners, cards)
         for k in range(4):
             frame = make_frame(blob, k)
-            for card, x, _ in index_corners(frame, inside):
+            for card, x in index_corners(frame, inside):
                 at = x + float(np.clip(rng.normal(mean, sd), -limit, limit))
                 for s in LOOK_TRAIN_SIZES:
                     xs.append(look_window(pyr, frame, at, s))
@@ -248,16 +249,19 @@ def looks_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
     return Patches(np.stack(xs), np.array(ranks), np.array(suits))
 
 
-def synth_looks(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
-    """``looks_from_photo`` over ``scenes`` rendered hands."""
+def _synth(faces: dict[Card, Face], seed: int, scenes: int,
+           cut: Callable[..., Patches]) -> Patches:
     rng = np.random.default_rng(seed)
-    parts = [looks_from_photo(*hand_scene(faces, rng), rng=rng) for _ in range(scenes)]
+    parts = [cut(*hand_scene(faces, rng), rng=rng) for _ in range(scenes)]
     return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
                    np.concatenate([p.suit for p in parts]))
+
+
+def synth_looks(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
+    """``looks_from_photo`` over ``scenes`` rendered hands."""
+    return _synth(faces, seed, scenes, looks_from_photo)
 
 
 def synth_patches(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
-    rng = np.random.default_rng(seed)
-    parts = [patches_from_photo(*hand_scene(faces, rng), rng=rng) for _ in range(scenes)]
-    return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
-                   np.concatenate([p.suit for p in parts]))
+    """``patches_from_photo`` over ``scenes`` rendered hands."""
+    return _synth(faces, seed, scenes, patches_from_photo)
