@@ -5,8 +5,9 @@ typeface, its size, where it sits and how the suit sits under the rank. Each pro
 draws one random choice of all of these (fonts from Debian's fonts-dejavu-core,
 fonts-liberation, fonts-freefont-ttf, fonts-urw-base35, fonts-crosextra-carlito and
 fonts-linuxlibertine, installed by scripts/bootstrap; suits from font glyphs or drawn
-shapes), and a face with pips near the index or court-card art, so that the network learns
-what an index is rather than what five particular decks look like. Training only (Pillow).
+shapes), and a face with pips near the index or court-card art (flat blocks of colour, or on
+half the decks line art reaching up beside the index), so that the network learns what an
+index is rather than what five particular decks look like. Training only (Pillow).
 """
 
 from __future__ import annotations
@@ -70,6 +71,10 @@ H = 360
 #: below the first index window (0.36 card heights).
 JUMBO_SHARE = 0.25
 JUMBO_RANK_H = (0.14, 0.21)
+#: Share of procedural decks whose court cards carry line art (outlines and hatching in the
+#: inks of the index, on patches of colour) reaching up beside the index, as on most printed
+#: decks: flat colour blocks alone never taught the reader to ignore strokes next to a rank.
+LINE_ART_SHARE = 0.5
 
 
 def available(fonts: tuple[str, ...]) -> list[Path]:
@@ -210,6 +215,7 @@ class DeckStyle:
         self.pip_top = rng.uniform(0.08, 0.2)
         self.pip_col = rng.uniform(0.24, 0.34)
         self.court_box = rng.uniform(0.13, 0.25)
+        self.line_art = False  # set by ``procedural_deck``
 
     def suit_mask(self, suit: Suit) -> np.ndarray:
         px = max(3, round(self.suit_h * H))
@@ -217,6 +223,37 @@ class DeckStyle:
             m = _glyph(SUIT_GLYPHS[suit], self.suit_font, px * 2)
             return _fit_height(m, px, self.suit_x)
         return _drawn_suit(suit, px, np.random.default_rng(int(suit.value.encode()[0])))
+
+    def _line_art(self, img: np.ndarray, colour: np.ndarray) -> None:
+        """Court art in the box ``court_box`` from the sides (a little wider than the flat
+        blocks' reach, so it starts beside the index): patches of colour, then outlines,
+        hatching and arcs in black and in the suit's ink."""
+        rng = self.rng
+        h, w = img.shape[:2]
+        b = self.court_box
+        x0, y0 = round(b * w), round(rng.uniform(0.3, 0.7) * b * h)
+        x1, y1 = w - x0, h - y0
+        aw, ah = x1 - x0, y1 - y0
+        art = img[y0:y1, x0:x1]
+        art[:] = rng.uniform(170, 250, 3)
+        for _ in range(int(rng.integers(3, 9))):
+            pts = (rng.uniform(0, 1, (int(rng.integers(3, 7)), 2)) * (aw, ah)).astype(np.int32)
+            cv2.fillPoly(art, [pts], tuple(float(t) for t in rng.uniform(0, 255, 3)))
+        inks = [self.black, colour]
+        for _ in range(int(rng.integers(10, 30))):
+            ink = tuple(float(t) for t in inks[int(rng.integers(2))])
+            thick = int(rng.integers(1, 4))
+            if rng.random() < 0.6:
+                pts = (rng.uniform(0, 1, (int(rng.integers(2, 6)), 2)) * (aw, ah)).astype(np.int32)
+                cv2.polylines(art, [pts], False, ink, thick, cv2.LINE_AA)
+            else:
+                c = (int(rng.integers(aw)), int(rng.integers(ah)))
+                axes = (int(rng.integers(3, max(4, aw // 2))), int(rng.integers(3, max(4, ah // 3))))
+                start = float(rng.uniform(0, 360))
+                cv2.ellipse(art, c, axes, float(rng.uniform(0, 180)), start,
+                            start + float(rng.uniform(60, 300)), ink, thick, cv2.LINE_AA)
+        if rng.random() < 0.5:
+            cv2.rectangle(img, (x0, y0), (x1, y1), tuple(float(t) for t in self.black), 1)
 
     def index(self, card: Card) -> np.ndarray:
         """The index (rank over suit) as an RGBA-like pair: mask (float) and colour."""
@@ -266,6 +303,8 @@ class DeckStyle:
         elif v == 14:
             big = _fit_height(pip, round(rng.uniform(0.15, 0.4) * H), 1.0)
             _stamp(img, big, colour, round(w / 2 - big.shape[1] / 2), round(H / 2 - big.shape[0] / 2))
+        elif self.line_art:
+            self._line_art(img, colour)
         else:
             b = self.court_box
             x0, y0, x1, y1 = round(b * w), round(0.7 * b * H), round((1 - b) * w), round(
@@ -308,6 +347,10 @@ def procedural_deck(seed: int) -> dict[Card, Face]:
         style.suit_h = style.rank_h * ratio
         style.gap = min(style.gap, 0.15 * style.rank_h)
         style.margin_y = min(style.margin_y, 0.04)
+    art = np.random.default_rng([seed, 2])
+    if art.random() < LINE_ART_SHARE:
+        style.line_art = True
+        style.court_box = art.uniform(0.1, 0.2)
     return {card: Face(card, f"proc-{seed}", style.face(card)) for card in DECK}
 
 
