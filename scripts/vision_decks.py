@@ -113,6 +113,11 @@ def _glyph(text: str, font: str, px: int, spacing: float = 0.0) -> np.ndarray:
     return _trim(m)
 
 
+def _bgr(colour: np.ndarray) -> tuple[float, ...]:
+    """A colour array as the tuple of floats OpenCV's drawing functions take."""
+    return tuple(float(v) for v in colour)
+
+
 def _trim_x(m: np.ndarray) -> np.ndarray:
     xs = np.nonzero(m.max(0) > 0.1)[0]
     return m[:, xs.min() : xs.max() + 1] if len(xs) else m
@@ -238,10 +243,10 @@ class DeckStyle:
         art[:] = rng.uniform(170, 250, 3)
         for _ in range(int(rng.integers(3, 9))):
             pts = (rng.uniform(0, 1, (int(rng.integers(3, 7)), 2)) * (aw, ah)).astype(np.int32)
-            cv2.fillPoly(art, [pts], tuple(float(t) for t in rng.uniform(0, 255, 3)))
+            cv2.fillPoly(art, [pts], _bgr(rng.uniform(0, 255, 3)))
         inks = [self.black, colour]
         for _ in range(int(rng.integers(10, 30))):
-            ink = tuple(float(t) for t in inks[int(rng.integers(2))])
+            ink = _bgr(inks[int(rng.integers(2))])
             thick = int(rng.integers(1, 4))
             if rng.random() < 0.6:
                 pts = (rng.uniform(0, 1, (int(rng.integers(2, 6)), 2)) * (aw, ah)).astype(np.int32)
@@ -253,7 +258,7 @@ class DeckStyle:
                 cv2.ellipse(art, c, axes, float(rng.uniform(0, 180)), start,
                             start + float(rng.uniform(60, 300)), ink, thick, cv2.LINE_AA)
         if rng.random() < 0.5:
-            cv2.rectangle(img, (x0, y0), (x1, y1), tuple(float(t) for t in self.black), 1)
+            cv2.rectangle(img, (x0, y0), (x1, y1), _bgr(self.black), 1)
 
     def index(self, card: Card) -> np.ndarray:
         """The index (rank over suit) as an RGBA-like pair: mask (float) and colour."""
@@ -283,7 +288,7 @@ class DeckStyle:
         colour = self.red if card.suit.is_red else self.black
         if self.inner_frame:
             m = round(0.035 * H)
-            cv2.rectangle(img, (m, m), (w - m, H - m), tuple(float(v) for v in colour * 0.5 + 60), 1)
+            cv2.rectangle(img, (m, m), (w - m, H - m), _bgr(colour * 0.5 + 60), 1)
         # the face: pips in columns, or court art in a box, or a big ace pip
         pip = self.suit_mask(card.suit)
         pip = _fit_height(pip, round(self.pip_h * H), 1.0)
@@ -314,7 +319,7 @@ class DeckStyle:
             for _ in range(6):
                 cx, cy = rng.integers(0, art.shape[1]), rng.integers(0, art.shape[0])
                 cv2.circle(art, (int(cx), int(cy)), int(rng.integers(5, 30)),
-                           tuple(float(t) for t in rng.uniform(0, 255, 3)), -1)
+                           _bgr(rng.uniform(0, 255, 3)), -1)
             img[y0:y1, x0:x1] = art
             cv2.rectangle(img, (x0, y0), (x1, y1), (30, 30, 30), 1)
         # both indices
