@@ -4,15 +4,15 @@ Held-out deck designs differ from the training designs mostly in the corner inde
 typeface, its size, where it sits and how the suit sits under the rank. Each procedural deck
 draws one random choice of all of these (fonts from Debian's fonts-dejavu-core,
 fonts-liberation, fonts-freefont-ttf, fonts-urw-base35, fonts-crosextra-carlito and
-fonts-linuxlibertine, installed by scripts/bootstrap; suits from font glyphs or drawn
-shapes), and a face with pips near the index or court-card art (flat blocks of colour, or on
-half the decks line art reaching up beside the index), so that the network learns what an
+fonts-linuxlibertine, on some decks from fourteen more families or OpenCV's stroke fonts, all
+installed by scripts/bootstrap; suits from font glyphs or drawn shapes), and a face with
+pips near the index or court-card art (flat blocks of colour, or on half the decks line art
+reaching up beside the index), so that the network learns what an
 index is rather than what five particular decks look like. Training only (Pillow).
 """
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -75,6 +75,43 @@ JUMBO_RANK_H = (0.14, 0.21)
 #: inks of the index, on patches of colour) reaching up beside the index, as on most printed
 #: decks: flat colour blocks alone never taught the reader to ignore strokes next to a rank.
 LINE_ART_SHARE = 0.5
+#: Share of procedural decks whose rank is set in one of ``EXTRA_RANK_FONTS`` or drawn with
+#: OpenCV's stroke (Hershey) fonts at a random stroke weight: more shapes of each rank (a
+#: Q's tail short or long, through the bowl or under it; a 1 with or without a flag) than
+#: ``RANK_FONTS`` alone give.
+EXTRA_FONT_SHARE = 0.3
+EXTRA_RANK_FONTS = (
+    "truetype/open-sans/OpenSans-Regular.ttf", "truetype/open-sans/OpenSans-Bold.ttf",
+    "truetype/open-sans/OpenSans-CondBold.ttf", "truetype/open-sans/OpenSans-Light.ttf",
+    "truetype/open-sans/OpenSans-ExtraBold.ttf",
+    "truetype/lato/Lato-Regular.ttf", "truetype/lato/Lato-Bold.ttf",
+    "truetype/lato/Lato-Black.ttf", "truetype/lato/Lato-Light.ttf",
+    "opentype/cantarell/Cantarell-Regular.otf", "opentype/cantarell/Cantarell-Bold.otf",
+    "opentype/cantarell/Cantarell-ExtraBold.otf",
+    "opentype/ebgaramond/EBGaramond12-Regular.otf", "opentype/ebgaramond/EBGaramond12-Bold.otf",
+    "opentype/ebgaramond/EBGaramond08-Regular.otf",
+    "truetype/gentium-basic/GenBasR.ttf", "truetype/gentium-basic/GenBasB.ttf",
+    "truetype/gentium-basic/GenBkBasR.ttf", "truetype/gentium-basic/GenBkBasB.ttf",
+    "truetype/fonts-oldstandard/OldStandard-Regular.ttf",
+    "truetype/fonts-oldstandard/OldStandard-Bold.ttf",
+    "truetype/comfortaa/Comfortaa-Regular.ttf", "truetype/comfortaa/Comfortaa-Bold.ttf",
+    "fonts-go/Go-Regular.ttf", "fonts-go/Go-Bold.ttf", "fonts-go/Go-Medium.ttf",
+    "fonts-go/Go-Mono.ttf", "fonts-go/Go-Mono-Bold.ttf",
+    "opentype/stix-word/STIX-Regular.otf", "opentype/stix-word/STIX-Bold.otf",
+    "truetype/quicksand/Quicksand-Regular.ttf", "truetype/quicksand/Quicksand-Bold.ttf",
+    "truetype/charis/CharisSIL-Regular.ttf", "truetype/charis/CharisSIL-Bold.ttf",
+    "opentype/cabin/Cabin-Regular.otf", "opentype/cabin/Cabin-Bold.otf",
+    "opentype/cabin/Cabin-SemiBold.otf",
+    "truetype/oxygen/Oxygen-Sans.ttf", "truetype/oxygen/Oxygen-Sans-Bold.ttf",
+    "truetype/roboto/unhinted/RobotoTTF/Roboto-Regular.ttf",
+    "truetype/roboto/unhinted/RobotoTTF/Roboto-Bold.ttf",
+    "truetype/roboto/unhinted/RobotoTTF/Roboto-Black.ttf",
+    "truetype/roboto/unhinted/RobotoCondensed-Regular.ttf",
+    "truetype/roboto/unhinted/RobotoCondensed-Bold.ttf",
+)
+#: OpenCV's stroke typefaces with upright capitals (its script faces have none a deck uses).
+HERSHEY_FACES = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+                 cv2.FONT_HERSHEY_TRIPLEX)
 
 
 def available(fonts: tuple[str, ...]) -> list[Path]:
@@ -86,15 +123,38 @@ def _font(path: str, px: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(path, px)
 
 
+def _char(ch: str, font: str, px: int) -> np.ndarray:
+    """The ink of one letter (float mask, with a margin). ``font`` is a font file, or
+    ``hershey:FACE:WEIGHT`` for an OpenCV stroke font with strokes WEIGHT x px wide."""
+    if font.startswith("hershey:"):
+        _, face, weight = font.split(":")
+        thick = max(1, round(float(weight) * px))
+        scale = cv2.getFontScaleFromHeight(int(face), px, thick)
+        (w, h), base = cv2.getTextSize(ch, int(face), scale, thick)
+        img = np.zeros((h + base + 2 * thick + 4, w + 2 * thick + 4), np.uint8)
+        cv2.putText(img, ch, (thick + 2, h + thick + 2), int(face), scale, 255, thick,
+                    cv2.LINE_AA)
+        return img.astype(np.float32) / 255.0
+    f = _font(font, px)
+    box = f.getbbox(ch)
+    img = Image.new("L", (box[2] + 4, box[3] + 4), 0)
+    ImageDraw.Draw(img).text((2, 2), ch, font=f, fill=255)
+    return np.asarray(img, np.float32) / 255.0
+
+
+def extra_rank_font(rng: np.random.Generator) -> str:
+    """A rank typeface from ``EXTRA_RANK_FONTS``, or (a third of the time) a stroke font."""
+    fonts = available(EXTRA_RANK_FONTS)
+    if not fonts or rng.random() < 1 / 3:
+        face = HERSHEY_FACES[int(rng.integers(len(HERSHEY_FACES)))]
+        face |= cv2.FONT_ITALIC if rng.random() < 0.15 else 0
+        return f"hershey:{face}:{rng.uniform(0.05, 0.14):.3f}"
+    return str(fonts[int(rng.integers(len(fonts)))])
+
+
 def _glyph(text: str, font: str, px: int, spacing: float = 0.0) -> np.ndarray:
     """The ink of ``text`` (float mask, tight box), letters ``spacing`` x px apart extra."""
-    f = _font(font, px)
-    parts = []
-    for ch in text:
-        box = f.getbbox(ch)
-        img = Image.new("L", (box[2] + 4, box[3] + 4), 0)
-        ImageDraw.Draw(img).text((2, 2), ch, font=f, fill=255)
-        parts.append(np.asarray(img, np.float32) / 255.0)
+    parts = [_char(ch, font, px) for ch in text]
     if len(parts) == 1:
         m = parts[0]
     else:
@@ -341,8 +401,9 @@ class DeckStyle:
 
 
 def procedural_deck(seed: int) -> dict[Card, Face]:
-    """One procedural deck, the same for the same seed. A deck is jumbo-index or not by a
-    draw of its own (seeded by ``[seed, 1]``), so the other decks are as they always were."""
+    """One procedural deck, the same for the same seed. Whether a deck has a jumbo index,
+    line-art court cards or an extra typeface are draws of its own (seeded by ``[seed, 1]``,
+    ``[seed, 2]`` and ``[seed, 3]``), each added later without changing the other decks."""
     rng = np.random.default_rng(seed)
     style = DeckStyle(rng)
     own = np.random.default_rng([seed, 1])
@@ -356,6 +417,9 @@ def procedural_deck(seed: int) -> dict[Card, Face]:
     if art.random() < LINE_ART_SHARE:
         style.line_art = True
         style.court_box = art.uniform(0.1, 0.2)
+    extra = np.random.default_rng([seed, 3])
+    if extra.random() < EXTRA_FONT_SHARE:
+        style.rank_font = extra_rank_font(extra)
     return {card: Face(card, f"proc-{seed}", style.face(card)) for card in DECK}
 
 
@@ -376,4 +440,4 @@ if __name__ == "__main__":
 
     rows = [preview(s) for s in range(int(sys.argv[1]) if len(sys.argv) > 1 else 8)]
     cv2.imwrite(sys.argv[2] if len(sys.argv) > 2 else "/tmp/proc.png", np.vstack(rows))
-    print(math.pi)
+    print(sys.argv[2] if len(sys.argv) > 2 else "/tmp/proc.png")
