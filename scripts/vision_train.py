@@ -31,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from vision_decks import EXTRA_FONT_SHARE, JUMBO_SHARE, LINE_ART_SHARE  # noqa: E402
+
 from dealer_assist.vision.faces import HELD_OUT_DECKS, TRAIN_DECKS, load_deck  # noqa: E402
 from dealer_assist.vision.net import (  # noqa: E402
     N_RANK,
@@ -376,6 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         "train_decks": list(TRAIN_DECKS), "procedural_decks": args.proc_decks,
         "procedural_deck_seeds": [args.seed * 10_000, args.seed * 10_000 + args.proc_decks - 1],
         "held_out_decks": list(HELD_OUT_DECKS), "train_windows": len(data.x),
+        "jumbo_index_share": JUMBO_SHARE, "line_art_share": LINE_ART_SHARE,
+        "extra_font_share": EXTRA_FONT_SHARE,
         "training_minutes": args.minutes, "seed": args.seed, "temperature": temperature,
         "calibration": {"decks": calib_decks, **window_accuracy(net, calib)},
         "held_out_window_accuracy": {},

@@ -10,7 +10,8 @@ each card's index through a taller window (``geometry.look_window``; trained wit
 at three sizes, read at two) with this larger classifier: rank and suit only, no "no index
 here". It is trained on those windows on every visible index, cut as the reader cuts them
 (``trainset.looks_from_photo``) from rendered hands of the kdegames TRAIN_DECKS designs and
-procedural decks, a quarter of them jumbo-index (HELD_OUT_DECKS never take part).
+procedural decks (a quarter of them jumbo-index, half with line-art court cards, 30% with a
+rank typeface from the extra families or stroke fonts; HELD_OUT_DECKS never take part).
 ``--build-only`` makes and caches the windows (``--parts``) without training.
 """
 
@@ -28,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from vision_decks import JUMBO_SHARE  # noqa: E402
+from vision_decks import EXTRA_FONT_SHARE, JUMBO_SHARE, LINE_ART_SHARE  # noqa: E402
 from vision_train import (  # noqa: E402
     add_data_options,
     augment,
@@ -196,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
               "procedural_deck_seeds": [[s * 10_000, s * 10_000 + args.proc_decks - 1]
                                         for s in seeds],
               "held_out_decks": list(HELD_OUT_DECKS), "index_windows": len(data.x),
-              "jumbo_index_share": JUMBO_SHARE,
+              "jumbo_index_share": JUMBO_SHARE, "line_art_share": LINE_ART_SHARE,
+              "extra_font_share": EXTRA_FONT_SHARE,
               "training_minutes": args.minutes, "epochs": args.epochs,
               "resumed_from": str(args.resume) if args.resume else None,
               "held_out_window_accuracy": held}
