@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
                          "compare reads on --scenes other photos before and after")
     ap.add_argument("--enroll-photos", type=int, default=4)
     ap.add_argument("--model", type=Path, help="a candidate index network .onnx, with the second look "
-                    "(index_second.onnx) beside it if any (default: the installed ones)")
+                    "(index_second.onnx, index_second_b.onnx) beside it if any (default: the "
+                    "installed ones)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     reader = Reader(args.model)

@@ -45,7 +45,7 @@ from .net import (
     NONE,
     PATCH_H,
     PATCH_W,
-    SECOND_NAME,
+    SECOND_NAMES,
     STRIDE,
     Adapter,
     IndexNet,
@@ -58,7 +58,8 @@ Seat = int | str | None
 
 #: Reads below this confidence go to the dealer for confirmation. Chosen on whole table
 #: photos of 30 procedural decks never trained on (none of the held-out designs): the
-#: surest wrong read there scored 0.906, so 0.95 leaves a margin.
+#: surest wrong read there scored 0.906, so 0.95 leaves a margin (0.854 with the models of
+#: 2026-12-01 evening; 0.95 stays for the margin on held-out designs, card_models/README.md).
 DEFAULT_THRESHOLD = 0.95
 #: A hand whose region is this many times the median hand's is flagged (two touching hands
 #: read as one): one hand's region was at most 1.4 times the median on 40 generated tables.
@@ -224,10 +225,12 @@ class Reader:
         if model is None:
             model = default_model_path()
         self.net = model if isinstance(model, IndexNet) else IndexNet(model)
-        #: the second look at each found card (``SECOND_NAME`` beside the index network)
+        #: the second look at each found card (``SECOND_NAMES`` beside the index network)
         self.second: SecondLook | None = None
-        if second and (self.net.path.parent / SECOND_NAME).is_file():
-            self.second = SecondLook(self.net.path.parent / SECOND_NAME)
+        looks = [self.net.path.parent / n for n in SECOND_NAMES
+                 if (self.net.path.parent / n).is_file()]
+        if second and looks:
+            self.second = SecondLook(*looks)
         self.threshold = threshold
         if deck and str(deck.get("model", "")) != self.net.digest:
             # the correction maps this network's embedding: fitted on another network it
