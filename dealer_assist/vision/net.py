@@ -134,7 +134,8 @@ class SecondLook:
     suit only: the index network has already found the card). Trained by
     ``scripts/vision_train_second.py``. Given several models, it reads with each and
     combines their reads (geometric mean, renormalised): on procedural decks never trained
-    on, two read more cards right than either alone, and no surer of their wrong reads."""
+    on, the two read more cards right than either alone, and the surest wrong read nothing
+    else flags scored between the two alone's (card_models/README.md)."""
 
     def __init__(self, *paths: str | Path) -> None:
         if not paths:

@@ -108,7 +108,7 @@ def test_second_look_combines_both_models(reader: Reader) -> None:
 
 
 def test_second_look_reads_better(reader: Reader) -> None:
-    """The second look at each found card (card_models/index_second.onnx) reads the sample
+    """The second look at each found card (card_models/index_second*.onnx) reads the sample
     photos (held-out designs) better than the index network alone, and is sure of more."""
     assert reader.second is not None
     alone = Reader(second=False)
