@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
+from dealer_assist.vision.net import SECOND_NAMES
 from dealer_assist.vision.reader import Reader
 from dealer_assist.vision.synth import compose
 
@@ -130,8 +131,7 @@ def main(argv: list[str] | None = None) -> int:
                          "compare reads on --scenes other photos before and after")
     ap.add_argument("--enroll-photos", type=int, default=4)
     ap.add_argument("--model", type=Path, help="a candidate index network .onnx, with the second look "
-                    "(index_second.onnx, index_second_b.onnx) beside it if any (default: the "
-                    "installed ones)")
+                    f"({', '.join(SECOND_NAMES)}) beside it if any (default: the installed ones)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     reader = Reader(args.model)

@@ -31,7 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from vision_decks import EXTRA_FONT_SHARE, JUMBO_SHARE, LINE_ART_SHARE  # noqa: E402
+from vision_decks import (  # noqa: E402
+    EXTRA_FONT_SHARE,
+    JUMBO_SHARE,
+    LINE_ART_SHARE,
+    procedural_deck,
+)
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, TRAIN_DECKS, load_deck  # noqa: E402
 from dealer_assist.vision.net import (  # noqa: E402
@@ -56,12 +61,7 @@ def _job(args: tuple[str, int, int] | tuple[str, int, int, str]) -> Patches:
     import cv2
 
     cv2.setNumThreads(1)
-    if deck.startswith("proc:"):
-        from vision_decks import procedural_deck
-
-        faces = procedural_deck(int(deck[5:]))
-    else:
-        faces = load_deck(deck)
+    faces = procedural_deck(int(deck[5:])) if deck.startswith("proc:") else load_deck(deck)
     if args[3:] == ("looks",):
         return synth_looks(faces, seed, scenes)
     return synth_patches(faces, seed, scenes)

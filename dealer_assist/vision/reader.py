@@ -230,10 +230,9 @@ class Reader:
         self.net = model if isinstance(model, IndexNet) else IndexNet(model)
         #: the second look at each found card (``SECOND_NAMES`` beside the index network)
         self.second: SecondLook | None = None
-        looks = [self.net.path.parent / n for n in SECOND_NAMES
-                 if (self.net.path.parent / n).is_file()]
-        if second and looks:
-            self.second = SecondLook(*looks)
+        if second:
+            looks = [p for n in SECOND_NAMES if (p := self.net.path.parent / n).is_file()]
+            self.second = SecondLook(*looks) if looks else None
         self.threshold = threshold
         if deck and str(deck.get("model", "")) != self.net.digest:
             # the correction maps this network's embedding: fitted on another network it
