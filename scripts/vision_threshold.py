@@ -6,10 +6,11 @@
 Reads one generated table photo (7 seats and the dealer, 24 cards) of each of ``--decks``
 procedural decks from seed 910000 on: decks never trained on, and none of the held-out
 designs, which must not inform the threshold. Every read is taken with no threshold; the
-wrong reads that nothing else would flag (their hand has three cards, is not oversized and
-holds no card seen twice) would be silent errors, so the threshold must lie above the surest
-of them. Prints their confidences and the threshold that rule gives: the surest such wrong
-read rounded up to the next 0.05, at least 0.90.
+wrong reads that nothing else would flag (their hand has three cards and is not oversized,
+and the read is not seen twice, moved off a card another read holds, or placed unseen) would
+be silent errors, so the threshold must lie above the surest of them. Prints their
+confidences and the threshold that rule gives: the surest such wrong read rounded up to the
+next 0.05, at least 0.90.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
     """Confidences of the wrong reads in hands nothing else flags; cards, right reads."""
     flagged_hands = {c["hand"] for c in result["needs_confirmation"]
                      if c["card"] is None and c["hand"] is not None}
-    twice = {c["card"] for c in result["needs_confirmation"]
-             if c["card"] and c.get("hands")}
+    # with no threshold, a card is flagged only for something else: seen twice, moved off
+    # a card another read holds, not seen
+    flagged_cards = {(h, c["card"]) for c in result["needs_confirmation"] if c["card"]
+                     for h in c.get("hands", [c["hand"]])}
     wrong: list[float] = []
     right = 0
     for c in result["cards"]:
@@ -50,7 +53,8 @@ def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
             np.mean(t.corners, axis=0) - centre)) < 0.375 * float(
             np.linalg.norm(np.subtract(t.corners[3], t.corners[0]))) for t in truth)
         right += ok
-        if not ok and c["hand"] not in flagged_hands and c["card"] not in twice:
+        if not ok and c["hand"] not in flagged_hands and (
+                (c["hand"], c["card"]) not in flagged_cards):
             wrong.append(float(c["confidence"]))
     return wrong, len(truth), right
 

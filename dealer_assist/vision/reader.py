@@ -8,10 +8,12 @@ The result has the shape of ``dealer-assist scan --json``::
      "needs_confirmation": [{"hand": 0, "seat": 3, "card": "AS", "reason": "..."}]}
 
 Corners run clockwise from the corner whose index reads upright. Seats are 1..7 or
-``"dealer"``; ``None`` when a hand is in no seat zone. Nothing doubtful is passed off as
-sure: a card under the confidence threshold, a card seen twice, a card whose index was not
-seen (read where its hand's spread puts it) and a hand that is not exactly three cards are
-listed in ``needs_confirmation``.
+``"dealer"``; ``None`` when a hand is in no seat zone. One deck is dealt, so reads that
+share their likeliest card are given the distinct cards likeliest together (``one_deck``).
+Nothing doubtful is passed off as sure: a card under the confidence threshold, every read
+that shared a card (and a card still seen twice), a card whose index was not seen (read
+where its hand's spread puts it) and a hand that is not exactly three cards are listed in
+``needs_confirmation``.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from .net import (
     SecondLook,
     normalise_strip,
 )
+from .one_deck import one_deck
 from .trainset import RUN_STEP, slide_offsets
 
 Seat = int | str | None
@@ -453,35 +456,52 @@ class Reader:
         areas = [h.area for h in hands if len(h.cards) == 3]
         typical_area = float(np.median(areas)) if areas else math.inf
         out_cards: list[dict[str, Any]] = []
-        out_hands: list[dict[str, Any]] = []
         seen: dict[str, list[int]] = {}
+        reads = [(hi, c) for hi, hand in enumerate(hands) for c in hand.cards]
+        # one deck: reads that share their likeliest card take the distinct cards likeliest
+        # together, and every read that touches is confirmed
+        chosen: list[int] = (one_deck(np.stack([c.probs for _, c in reads])).tolist()
+                             if reads else [])
+        likeliest = [str(c.best[0]) for _, c in reads]
+        names = [str(DECK[k]) for k in chosen]
+        holder = dict(zip(names, (hi for hi, _ in reads), strict=True))
+        hand_cards: list[list[str]] = [[] for _ in hands]
+        hand_confs: list[list[float]] = [[] for _ in hands]
+        for n, (hi, c) in enumerate(reads):
+            hand = hands[hi]
+            card, conf = names[n], float(c.probs[chosen[n]])
+            hand_cards[hi].append(card)
+            hand_confs[hi].append(conf)
+            seen.setdefault(card, []).append(hi)
+            out_cards.append({
+                "card": card,
+                "confidence": round(conf, 4),
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
+                "hand": hi,
+                "seat": hand.seat,
+            })
+            reasons = []
+            if c.inferred:
+                n_seen = sum(not d.inferred for d in hand.cards)
+                reasons.append(f"only {n_seen} of 3 cards seen: this one is read where the "
+                               "hand's spread puts it")
+            if likeliest[n] != card:
+                reasons.append(f"looks likeliest {likeliest[n]}, but {likeliest[n]} is read in "
+                               f"hand {holder.get(likeliest[n], hi)}: this is the next likeliest")
+            elif likeliest.count(card) > 1 and names.count(card) == 1:
+                others = sorted({h for m, (h, _) in enumerate(reads)
+                                 if m != n and likeliest[m] == card})
+                reasons.append(f"{card} looked likeliest in hand {', '.join(map(str, others))} "
+                               "too, read there as its next likeliest")
+            if conf < self.threshold and not c.inferred:
+                reasons.append(f"low confidence {conf:.2f}")
+            if reasons:
+                confirm.append({"hand": hi, "seat": hand.seat, "card": card,
+                                "reason": "; ".join(reasons), "alternatives": c.alternatives()})
+        out_hands: list[dict[str, Any]] = []
         for hi, hand in enumerate(hands):
-            names = []
-            confs = []
-            for c in hand.cards:
-                card, conf = c.best
-                names.append(str(card))
-                confs.append(conf)
-                seen.setdefault(str(card), []).append(hi)
-                out_cards.append({
-                    "card": str(card),
-                    "confidence": round(conf, 4),
-                    "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
-                    "hand": hi,
-                    "seat": hand.seat,
-                })
-                if c.inferred:
-                    n_seen = sum(not d.inferred for d in hand.cards)
-                    confirm.append({"hand": hi, "seat": hand.seat, "card": str(card),
-                                    "reason": f"only {n_seen} of 3 cards seen: this one is read "
-                                              "where the hand's spread puts it",
-                                    "alternatives": c.alternatives()})
-                elif conf < self.threshold:
-                    confirm.append({"hand": hi, "seat": hand.seat, "card": str(card),
-                                    "reason": f"low confidence {conf:.2f}",
-                                    "alternatives": c.alternatives()})
-            out_hands.append({"hand": hi, "seat": hand.seat, "cards": names,
-                              "confidence": round(min(confs), 4)})
+            out_hands.append({"hand": hi, "seat": hand.seat, "cards": hand_cards[hi],
+                              "confidence": round(min(hand_confs[hi], default=0.0), 4)})
             if len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
