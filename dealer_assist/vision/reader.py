@@ -462,9 +462,9 @@ class Reader:
         # together, and every read that touches is confirmed
         chosen: list[int] = (one_deck(np.stack([c.probs for _, c in reads])).tolist()
                              if reads else [])
-        likeliest = [str(c.best[0]) for _, c in reads]
         names = [str(DECK[k]) for k in chosen]
-        holder = dict(zip(names, (hi for hi, _ in reads), strict=True))
+        shared = shared_card_doubts([hi for hi, _ in reads],
+                                    [str(c.best[0]) for _, c in reads], names)
         hand_cards: list[list[str]] = [[] for _ in hands]
         hand_confs: list[list[float]] = [[] for _ in hands]
         for n, (hi, c) in enumerate(reads):
@@ -485,14 +485,8 @@ class Reader:
                 n_seen = sum(not d.inferred for d in hand.cards)
                 reasons.append(f"only {n_seen} of 3 cards seen: this one is read where the "
                                "hand's spread puts it")
-            if likeliest[n] != card:
-                reasons.append(f"looks likeliest {likeliest[n]}, but {likeliest[n]} is read in "
-                               f"hand {holder.get(likeliest[n], hi)}: this is the next likeliest")
-            elif likeliest.count(card) > 1 and names.count(card) == 1:
-                others = sorted({h for m, (h, _) in enumerate(reads)
-                                 if m != n and likeliest[m] == card})
-                reasons.append(f"{card} looked likeliest in hand {', '.join(map(str, others))} "
-                               "too, read there as its next likeliest")
+            if shared[n]:
+                reasons.append(shared[n])
             if conf < self.threshold and not c.inferred:
                 reasons.append(f"low confidence {conf:.2f}")
             if reasons:
@@ -526,6 +520,29 @@ class Reader:
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}
+
+
+def shared_card_doubts(hands: list[int], likeliest: list[str], chosen: list[str]) -> list[str]:
+    """Why each read that shared its likeliest card with another goes to the dealer ("" for
+    the others), given each read's hand, likeliest card and the card ``one_deck`` chose.
+
+    >>> shared_card_doubts([0, 1, 1], ["AS", "AS", "KD"], ["AS", "AH", "KD"])
+    ['AS looked likeliest in hand 1 too, read there as its next likeliest', \
+'looks likeliest AS, but AS is read in hand 0: this is the next likeliest', '']
+    """
+    holder = dict(zip(chosen, hands, strict=True))
+    out = []
+    for n, (card, first) in enumerate(zip(chosen, likeliest, strict=True)):
+        if first != card:
+            out.append(f"looks likeliest {first}, but {first} is read in hand "
+                       f"{holder.get(first, hands[n])}: this is the next likeliest")
+        elif likeliest.count(card) > 1 and chosen.count(card) == 1:
+            others = sorted({h for m, h in enumerate(hands) if m != n and likeliest[m] == card})
+            out.append(f"{card} looked likeliest in hand {', '.join(map(str, others))} too, "
+                       "read there as its next likeliest")
+        else:
+            out.append("")
+    return out
 
 
 def _seat_key(seat: Seat) -> tuple[int, int]:
