@@ -356,12 +356,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--parts", type=Path, help="folder caching the training windows, per job")
     ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
+    ap.add_argument("--build-only", action="store_true",
+                    help="make and cache the windows (--parts) without training")
     args = ap.parse_args(argv)
     t0 = time.time()
     data = build(jobs_for(args, args.seed), args.workers, args.parts, args.build_minutes)
     print(f"training windows: {len(data.x)} ({int((data.rank != NONE).sum())} on an index) "
           f"from {', '.join(TRAIN_DECKS)} and {args.proc_decks} procedural decks "
           f"in {time.time() - t0:.0f}s", flush=True)
+    if args.build_only:
+        return 0
     model = train(data, args.minutes, args.seed, threads=args.threads,
                   max_epochs=args.max_epochs, resume=args.resume,
                   max_lr=args.max_lr)
