@@ -527,19 +527,19 @@ def shared_card_doubts(hands: list[int], likeliest: list[str], chosen: list[str]
     the others), given each read's hand, likeliest card and the card ``one_deck`` chose.
 
     >>> shared_card_doubts([0, 1, 1], ["AS", "AS", "KD"], ["AS", "AH", "KD"])
-    ['AS looked likeliest in hand 1 too, read there as its next likeliest', \
-'looks likeliest AS, but AS is read in hand 0: this is the next likeliest', '']
+    ['AS looked likeliest in hand 1 too, read there as the likeliest card left', \
+'looks likeliest AS, but AS is read in hand 0: read as the likeliest card left', '']
     """
     holder = dict(zip(chosen, hands, strict=True))
     out = []
     for n, (card, first) in enumerate(zip(chosen, likeliest, strict=True)):
         if first != card:
             out.append(f"looks likeliest {first}, but {first} is read in hand "
-                       f"{holder.get(first, hands[n])}: this is the next likeliest")
+                       f"{holder.get(first, hands[n])}: read as the likeliest card left")
         elif likeliest.count(card) > 1 and chosen.count(card) == 1:
             others = sorted({h for m, h in enumerate(hands) if m != n and likeliest[m] == card})
             out.append(f"{card} looked likeliest in hand {', '.join(map(str, others))} too, "
-                       "read there as its next likeliest")
+                       "read there as the likeliest card left")
         else:
             out.append("")
     return out
