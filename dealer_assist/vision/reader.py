@@ -463,7 +463,7 @@ class Reader:
         chosen: list[int] = (one_deck(np.stack([c.probs for _, c in reads])).tolist()
                              if reads else [])
         names = [str(DECK[k]) for k in chosen]
-        shared = shared_card_doubts([hi for hi, _ in reads],
+        shared = shared_card_doubts([_place(hi, hands[hi].seat) for hi, _ in reads],
                                     [str(c.best[0]) for _, c in reads], names)
         hand_cards: list[list[str]] = [[] for _ in hands]
         hand_confs: list[list[float]] = [[] for _ in hands]
@@ -522,24 +522,33 @@ class Reader:
                 "image": {"width": w, "height": h}}
 
 
-def shared_card_doubts(hands: list[int], likeliest: list[str], chosen: list[str]) -> list[str]:
-    """Why each read that shared its likeliest card with another goes to the dealer ("" for
-    the others), given each read's hand, likeliest card and the card ``one_deck`` chose.
+def _place(hand: int, seat: Seat) -> str:
+    """Where a hand lies, as the dealer names it."""
+    if seat == "dealer":
+        return "the dealer's hand"
+    return f"seat {seat}" if seat is not None else f"hand {hand}"
 
-    >>> shared_card_doubts([0, 1, 1], ["AS", "AS", "KD"], ["AS", "AH", "KD"])
-    ['AS looked likeliest in hand 1 too, read there as the likeliest card left', \
-'looks likeliest AS, but AS is read in hand 0: read as the likeliest card left', '']
+
+def shared_card_doubts(places: list[str], likeliest: list[str], chosen: list[str]) -> list[str]:
+    """Why each read that shared its likeliest card with another goes to the dealer ("" for
+    the others), given where each read lies (its seat), its likeliest card and the card
+    ``one_deck`` chose.
+
+    >>> shared_card_doubts(["seat 1", "seat 2", "seat 2"], ["AS", "AS", "KD"],
+    ...                    ["AS", "AH", "KD"])
+    ['AS looked likeliest at seat 2 too, read there as the likeliest card left', \
+'looks likeliest AS, but AS is read at seat 1: read as the likeliest card left', '']
     """
-    holder = dict(zip(chosen, hands, strict=True))
+    holder = dict(zip(chosen, places, strict=True))
     out = []
     for n, (card, first) in enumerate(zip(chosen, likeliest, strict=True)):
         if first != card:
-            out.append(f"looks likeliest {first}, but {first} is read in hand "
-                       f"{holder.get(first, hands[n])}: read as the likeliest card left")
+            out.append(f"looks likeliest {first}, but {first} is read at "
+                       f"{holder.get(first, places[n])}: read as the likeliest card left")
         elif likeliest.count(card) > 1 and chosen.count(card) == 1:
-            others = sorted({h for m, h in enumerate(hands) if m != n and likeliest[m] == card})
-            out.append(f"{card} looked likeliest in hand {', '.join(map(str, others))} too, "
-                       "read there as the likeliest card left")
+            others = sorted({p for m, p in enumerate(places) if m != n and likeliest[m] == card})
+            out.append(f"{card} looked likeliest at {', '.join(others)} too, read there as the "
+                       "likeliest card left")
         else:
             out.append("")
     return out

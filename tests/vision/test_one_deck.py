@@ -102,8 +102,8 @@ def test_the_reader_gives_a_shared_card_to_the_likelier_read_and_asks_about_both
     moved = next(c for c in out["cards"] if c["card"] == "AH")
     assert moved["confidence"] == pytest.approx(0.35, abs=0.02)
     doubts = {(c["hand"], c["card"]): c["reason"] for c in out["needs_confirmation"]}
-    assert "AS is read in hand 0: read as the likeliest card left" in doubts[(1, "AH")]
-    assert "AS looked likeliest in hand 1 too" in doubts[(0, "AS")]
+    assert "AS is read at seat 1: read as the likeliest card left" in doubts[(1, "AH")]
+    assert "AS looked likeliest at seat 2 too" in doubts[(0, "AS")]
     assert not any("seen 2 times" in r for r in doubts.values())
 
 
