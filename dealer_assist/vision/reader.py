@@ -510,8 +510,8 @@ class Reader:
             if len(where) > 1:
                 confirm.append({"hand": where[0], "seat": hands[where[0]].seat, "card": name,
                                 "hands": where,
-                                "reason": f"{name} seen {len(where)} times (hands "
-                                          f"{', '.join(map(str, where))})"})
+                                "reason": f"{name} seen {len(where)} times ("
+                                          f"{', '.join(_place(h, hands[h].seat) for h in where)})"})
         for blob in self.unread:
             confirm.append({"hand": None, "seat": None, "card": None,
                             "reason": "cards here could not be read",
