@@ -34,7 +34,7 @@ import numpy as np
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
 from dealer_assist.vision.net import SECOND_NAMES
-from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.reader import Reader, in_doubt
 from dealer_assist.vision.synth import compose
 
 
@@ -43,11 +43,7 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
     when a read card with its name lies on it; a read is a silent error when it is wrong (or
     stray) and neither it nor its hand is flagged; sure counts the right reads not flagged
     (the dealer has nothing to confirm for them)."""
-    # a card seen twice is in doubt in every hand it was read in
-    flagged_cards = {(h, c["card"]) for c in result["needs_confirmation"] if c["card"]
-                     for h in c.get("hands", [c["hand"]])}
-    flagged_hands = {c["hand"] for c in result["needs_confirmation"]
-                     if c["card"] is None and c["hand"] is not None}
+    flagged_cards, flagged_hands = in_doubt(result)
     right = 0
     matched = set()
     for t in truth:

@@ -29,7 +29,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from vision_decks import procedural_deck  # noqa: E402
 
-from dealer_assist.vision.reader import Reader  # noqa: E402
+from dealer_assist.vision.reader import Reader, in_doubt  # noqa: E402
 from dealer_assist.vision.synth import compose  # noqa: E402
 
 FIRST_SEED = 910000
@@ -37,12 +37,9 @@ FIRST_SEED = 910000
 
 def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
     """Confidences of the wrong reads in hands nothing else flags; cards, right reads."""
-    flagged_hands = {c["hand"] for c in result["needs_confirmation"]
-                     if c["card"] is None and c["hand"] is not None}
     # with no threshold, a card is flagged only for something else: seen twice, moved off
     # a card another read holds, not seen
-    flagged_cards = {(h, c["card"]) for c in result["needs_confirmation"] if c["card"]
-                     for h in c.get("hands", [c["hand"]])}
+    flagged_cards, flagged_hands = in_doubt(result)
     wrong: list[float] = []
     right = 0
     for c in result["cards"]:

@@ -1,5 +1,6 @@
-"""One deck on the table: no card is dealt twice, so two reads of the same card cannot both
-be right. The reads that share a card are given the distinct cards likeliest together.
+"""One deck on the table: no card is dealt twice (the round refuses a card entered twice,
+``domain.round_entry``), so two reads of the same card cannot both be right. The reads that
+share a card are given the distinct cards likeliest together.
 
 The reader still flags every read this touches: a read moved off its likeliest card, and the
 read that kept it (see ``Reader.read``).

@@ -522,6 +522,24 @@ class Reader:
                 "image": {"width": w, "height": h}}
 
 
+def in_doubt(result: dict[str, Any]) -> tuple[set[tuple[int, str]], set[int]]:
+    """What a scan result sends to the dealer: the (hand, card) reads it doubts (a card seen
+    twice in every hand it was read in) and the hands it doubts whole.
+
+    >>> cards, hands = in_doubt({"needs_confirmation": [
+    ...     {"hand": 0, "card": "AS", "hands": [0, 2], "reason": "AS seen 2 times"},
+    ...     {"hand": 1, "card": "KD", "reason": "low confidence 0.50"},
+    ...     {"hand": 3, "card": None, "reason": "hand has 2 cards, expected 3"},
+    ...     {"hand": None, "card": None, "reason": "cards here could not be read"}]})
+    >>> sorted(cards), hands
+    ([(0, 'AS'), (1, 'KD'), (2, 'AS')], {3})
+    """
+    items = result["needs_confirmation"]
+    cards = {(h, c["card"]) for c in items if c["card"] for h in c.get("hands", [c["hand"]])}
+    hands = {c["hand"] for c in items if c["card"] is None and c["hand"] is not None}
+    return cards, hands
+
+
 def _place(hand: int, seat: Seat) -> str:
     """Where a hand lies, as the dealer names it."""
     if seat == "dealer":
