@@ -79,9 +79,9 @@ def totals(scenes: list, results: list) -> list[int]:
     return s
 
 
-def row(name: str, s: list[int]) -> str:
+def row(name: str, s: list[int], width: int = 24) -> str:
     """A line of the table: cards, right, silent, flagged, sure."""
-    return (f"{name:24} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
+    return (f"{name:{width}} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
             f"{100 * s[4] / s[0]:6.1f}%")
 
 
@@ -96,24 +96,33 @@ def run(reader: Reader, scenes: list) -> tuple[list[float], list]:
     return times, results
 
 
-def enroll_benchmark(reader: Reader, design: str, photos: int, tests: int, seed: int) -> int:
-    """Reads of ``tests`` photos of ``design`` before and after enrolling it from ``photos``
-    other labelled photos (``vision enroll``)."""
+def enroll_benchmark(reader: Reader, designs: list[str], photos: int, tests: int,
+                     seed: int) -> int:
+    """Reads of ``tests`` photos of each of ``designs`` before and after enrolling it from
+    ``photos`` other labelled photos (``vision enroll``)."""
     from dealer_assist.vision.enroll import enroll
 
-    decks = {design: load_deck(design)}
-    teach = [compose(decks, seed + 70000 + i, seats=7) for i in range(photos)]
-    test = [compose(decks, seed + 80000 + i, seats=7) for i in range(tests)]
-    t0 = time.perf_counter()
-    adapter = enroll(reader, [(cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR),
-                               sc.truth()) for sc in teach])
-    took = time.perf_counter() - t0
-    enrolled = Reader(deck=adapter)
-    print(f"enroll {design} from {photos} labelled photos ({took:.1f} s); {tests} test photos")
-    print(f"{'reader':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} {'sure':>7}")
-    for name, r in (("before (base model)", reader), ("after enrolling", enrolled)):
-        _, results = run(r, test)
-        print(row(name, totals(test, results)), flush=True)
+    print(f"{'design':24} {'reader':20} {'cards':>6} {'right':>8} {'silent':>7} "
+          f"{'flagged':>8} {'sure':>7} {'enroll s':>9}")
+    tot: dict[str, list[int]] = {}
+    for design in designs:
+        decks = {design: load_deck(design)}
+        teach = [compose(decks, seed + 70000 + i, seats=7) for i in range(photos)]
+        test = [compose(decks, seed + 80000 + i, seats=7) for i in range(tests)]
+        t0 = time.perf_counter()
+        deck = enroll(reader, [(cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8),
+                                             cv2.IMREAD_COLOR), sc.truth()) for sc in teach])
+        took = time.perf_counter() - t0
+        for name, r in (("before (base model)", reader), ("after enrolling", Reader(deck=deck))):
+            _, results = run(r, test)
+            s = totals(test, results)
+            tot[name] = [a + b for a, b in zip(tot.get(name, [0] * 5), s, strict=True)]
+            print(f"{design:24} {row(name, s, 20)}"
+                  f"{f'{took:9.1f}' if name.startswith('after') else ''}", flush=True)
+    if len(designs) > 1:
+        for name, s in tot.items():
+            print(f"{'all':24} {row(name, s, 20)}")
+    print(f"enrolled from {photos} labelled photos per design, read on {tests} others")
     return 0
 
 
@@ -123,8 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big", type=int, default=3, help="12 MP photos")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
-                    help="instead: enroll DESIGN from --enroll-photos labelled photos and "
-                         "compare reads on --scenes other photos before and after")
+                    help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
+                         "--enroll-photos labelled photos and compare reads on --scenes other "
+                         "photos before and after")
     ap.add_argument("--enroll-photos", type=int, default=4)
     ap.add_argument("--model", type=Path, help="a candidate index network .onnx, with the second look "
                     f"({', '.join(SECOND_NAMES)}) beside it if any (default: the installed ones)")
@@ -132,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     reader = Reader(args.model)
     if args.enroll:
-        return enroll_benchmark(reader, args.enroll, args.enroll_photos, args.scenes, args.seed)
+        designs = list(HELD_OUT_DECKS) if args.enroll == "held-out" else [args.enroll]
+        return enroll_benchmark(reader, designs, args.enroll_photos, args.scenes, args.seed)
     baseline = Reader(args.model, exhaustive=True)
     print(f"{'design':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} "
           f"{'sure':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")

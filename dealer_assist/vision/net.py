@@ -39,9 +39,31 @@ LOOK_H, LOOK_W, LOOK_X = 60, 32, 3
 WHITE_LEVEL = 200.0
 
 F32 = np.float32
-#: An enrolled deck: rank and suit logit corrections, linear in the embedding, and the
-#: digest of the model they were fitted on ("model").
+#: An enrolled deck: rank and suit logit corrections, linear in the embedding ("rw", "rb",
+#: "sw", "sb"), and the digest of the model they were fitted on ("model"). A deck enrolled
+#: for the second look too holds one such correction per second-look model, its keys
+#: prefixed "look0_", "look1_", ... (see ``look_adapter``).
 Adapter = dict[str, np.ndarray]
+
+
+def look_adapter(deck: Adapter | None, i: int) -> Adapter | None:
+    """The correction an enrolled deck holds for the ``i``-th second-look model, if any.
+
+    >>> deck = {"rw": np.zeros(1), "look1_rw": np.ones(1), "look1_model": np.array("ab")}
+    >>> sorted(look_adapter(deck, 1)), look_adapter(deck, 0)
+    (['model', 'rw'], None)
+    """
+    prefix = f"look{i}_"
+    sub = {k[len(prefix):]: v for k, v in (deck or {}).items() if k.startswith(prefix)}
+    return sub or None
+
+
+def adapt(emb: np.ndarray, zr: np.ndarray, zs: np.ndarray, adapter: Adapter | None) -> tuple[
+        np.ndarray, np.ndarray]:
+    """Rank and suit logits corrected by an enrolled deck's adapter (unchanged without)."""
+    if not adapter:
+        return zr, zs
+    return (zr + emb @ adapter["rw"] + adapter["rb"], zs + emb @ adapter["sw"] + adapter["sb"])
 
 
 def normalise_strip(strip: np.ndarray) -> np.ndarray:
@@ -93,10 +115,7 @@ class IndexNet:
             np.ndarray, np.ndarray, np.ndarray]:
         nf = out.shape[-1] - N_RANK - N_SUIT
         emb, zr, zs = out[..., :nf], out[..., nf : nf + N_RANK], out[..., nf + N_RANK :]
-        if adapter:  # an enrolled deck (see ``enroll``)
-            e = emb / self.emb_scale
-            zr = zr + e @ adapter["rw"] + adapter["rb"]
-            zs = zs + e @ adapter["sw"] + adapter["sb"]
+        zr, zs = adapt(emb / self.emb_scale, zr, zs, adapter)  # an enrolled deck (``enroll``)
         t = self.temperature
         return _softmax(zr / t), _softmax(zs / t), emb
 
@@ -127,6 +146,9 @@ class IndexNet:
 #: The second look's model files, beside the index network's: two networks trained on
 #: different procedural decks, each reading every window, their reads combined.
 SECOND_NAMES = ("index_second.onnx", "index_second_b.onnx")
+#: The second look's embedding: its hidden layer (after the ReLU), which feeds the rank and
+#: suit heads; an enrolled deck's correction for the second look is linear in it.
+LOOK_EMBEDDING = "onnx_node!/hidden/hidden.2/Relu"
 
 
 class SecondLook:
@@ -141,19 +163,32 @@ class SecondLook:
         if not paths:
             raise ValueError("the second look needs at least one model file")
         self.paths = [Path(p) for p in paths]
-        self.nets = [cv2.dnn.readNetFromONNX(str(p)) for p in self.paths]
+        models = [p.read_bytes() for p in self.paths]
+        self.nets = [cv2.dnn.readNetFromONNX(np.frombuffer(m, np.uint8)) for m in models]
+        #: SHA-256 of each model file (an enrolled deck's correction is tied to them)
+        self.digests = [hashlib.sha256(m).hexdigest() for m in models]
 
-    def read(self, windows: np.ndarray) -> np.ndarray:
-        """Normalised windows (N, LOOK_H, LOOK_W, 3) (see ``geometry.look_window``) ->
-        (N, 52) card probabilities over DECK (rank-major, as ``DECK``)."""
-        if len(windows) == 0:
-            return np.zeros((0, len(RANKS) * len(SUITS)), F32)
+    def raw(self, windows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Normalised windows (N, LOOK_H, LOOK_W, 3) -> per model (embeddings (N, E),
+        logits (N, 13 ranks + 4 suits))."""
         blob = np.ascontiguousarray(windows.transpose(0, 3, 1, 2), dtype=F32)
-        reads = []
+        out = []
         for net in self.nets:
             net.setInput(blob)
-            z = np.asarray(net.forward())
-            rank, suit = _softmax(z[:, : len(RANKS)]), _softmax(z[:, len(RANKS) :])
+            emb, z = net.forward([LOOK_EMBEDDING, "out"])
+            out.append((np.asarray(emb).reshape(len(blob), -1), np.asarray(z)))
+        return out
+
+    def read(self, windows: np.ndarray, deck: Adapter | None = None) -> np.ndarray:
+        """Normalised windows (N, LOOK_H, LOOK_W, 3) (see ``geometry.look_window``) ->
+        (N, 52) card probabilities over DECK (rank-major, as ``DECK``), each model's read
+        corrected by an enrolled deck's correction for it (``look_adapter``)."""
+        if len(windows) == 0:
+            return np.zeros((0, len(RANKS) * len(SUITS)), F32)
+        reads = []
+        for i, (emb, z) in enumerate(self.raw(windows)):
+            zr, zs = adapt(emb, z[:, : len(RANKS)], z[:, len(RANKS) :], look_adapter(deck, i))
+            rank, suit = _softmax(zr), _softmax(zs)
             reads.append((rank[:, :, None] * suit[:, None, :]).reshape(len(z), -1))
         if len(reads) == 1:
             return np.asarray(reads[0])

@@ -52,6 +52,7 @@ from .net import (
     Adapter,
     IndexNet,
     SecondLook,
+    look_adapter,
     normalise_strip,
 )
 from .one_deck import one_deck
@@ -237,12 +238,21 @@ class Reader:
             looks = [p for n in SECOND_NAMES if (p := self.net.path.parent / n).is_file()]
             self.second = SecondLook(*looks) if looks else None
         self.threshold = threshold
-        if deck and str(deck.get("model", "")) != self.net.digest:
-            # the correction maps this network's embedding: fitted on another network it
+        if deck:
+            # each correction maps one network's embedding: fitted on another network it
             # would shift the reads by something meaningless, and say nothing
-            raise ValueError("the deck was enrolled with another card model than the one "
-                             f"installed ({self.net.path.name} {self.net.digest[:12]}); "
-                             "enroll it again from its labelled photos")
+            models = [(self.net.path.name, self.net.digest, str(deck.get("model", "")))]
+            looks_now = list(zip(self.second.paths, self.second.digests, strict=True)
+                             ) if self.second else []
+            for i in range(len(SECOND_NAMES)):
+                if (fitted := look_adapter(deck, i)) is not None:
+                    path, digest = looks_now[i] if i < len(looks_now) else (Path("none"), "")
+                    models.append((f"second look {path.name}", digest, str(fitted["model"])))
+            for name, digest, fitted_on in models:
+                if fitted_on != digest:
+                    raise ValueError("the deck was enrolled with another card model than the "
+                                     f"one installed ({name} {digest[:12]}); "
+                                     "enroll it again from its labelled photos")
         #: an enrolled deck's adapter (see ``enroll``)
         self.deck = deck or None
         #: baseline mode for the benchmark: a window every 2 pixels, each read on its own
@@ -380,7 +390,7 @@ class Reader:
         if not strips:
             return
         rank, suit, _, starts = self._read_strips(strips)
-        second = self.second.read(np.stack(looks)) if self.second else None
+        second = self.second.read(np.stack(looks), self.deck) if self.second else None
         per = len(LOOK_SIZES)
         for n, c in enumerate(cards):
             logs = [np.log(c.probs + 1e-6)]

@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from dealer_assist.cli import main
+from dealer_assist.domain.cards import DECK, RANKS, SUITS, Rank, Suit
 from dealer_assist.vision import enroll
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
-from dealer_assist.vision.net import N_RANK, N_SUIT
+from dealer_assist.vision.net import LOOK_H, LOOK_W, N_RANK, N_SUIT
 from dealer_assist.vision.reader import Reader
 from dealer_assist.vision.synth import compose
 
@@ -24,18 +25,24 @@ def _photo(scene: object) -> np.ndarray:
     return cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)  # type: ignore[attr-defined]
 
 
-def _adapter(model: str) -> dict[str, np.ndarray]:
-    return {"rw": np.ones((4, N_RANK), np.float32), "rb": np.zeros(N_RANK, np.float32),
-            "sw": np.ones((4, N_SUIT), np.float32), "sb": np.zeros(N_SUIT, np.float32),
-            "model": np.array(model)}
+def _adapter(model: str, prefix: str = "", ranks: int = N_RANK) -> dict[str, np.ndarray]:
+    return {prefix + "rw": np.ones((4, ranks), np.float32),
+            prefix + "rb": np.zeros(ranks, np.float32),
+            prefix + "sw": np.ones((4, N_SUIT), np.float32),
+            prefix + "sb": np.zeros(N_SUIT, np.float32), prefix + "model": np.array(model)}
+
+
+def _look(model: str, i: int = 0) -> dict[str, np.ndarray]:
+    return _adapter(model, f"look{i}_", enroll.N_LOOK_RANK)
 
 
 def test_adapter_file_round_trip(tmp_path: Path) -> None:
-    adapter = _adapter("ab" * 32)
+    adapter = _adapter("ab" * 32) | _look("cd" * 32, 1)
     enroll.save(adapter, tmp_path / "deck.npz")
     back = enroll.load(tmp_path / "deck.npz")
     assert set(back) == set(adapter) and np.array_equal(back["rw"], adapter["rw"])
-    assert str(back["model"]) == "ab" * 32
+    assert np.array_equal(back["look1_sw"], adapter["look1_sw"])
+    assert str(back["model"]) == "ab" * 32 and str(back["look1_model"]) == "cd" * 32
     np.savez(tmp_path / "bad.npz", AS=np.zeros(3))
     with pytest.raises(ValueError, match="not an enrolled deck"):
         enroll.load(tmp_path / "bad.npz")
@@ -43,6 +50,15 @@ def test_adapter_file_round_trip(tmp_path: Path) -> None:
     np.savez(tmp_path / "old.npz", **untied)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="enroll it again"):
         enroll.load(tmp_path / "old.npz")
+    # a second look's correction is whole or the file is refused
+    part = {k: v for k, v in adapter.items() if k != "look1_sb"}
+    np.savez(tmp_path / "part.npz", **part)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not an enrolled deck"):
+        enroll.load(tmp_path / "part.npz")
+    wrong = _adapter("ab" * 32) | _adapter("cd" * 32, "look0_")  # 14 ranks: not a look's
+    np.savez(tmp_path / "wrong.npz", **wrong)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="another model"):
+        enroll.load(tmp_path / "wrong.npz")
 
 
 def test_a_deck_enrolled_for_another_model_is_refused(reader: Reader, tmp_path: Path) -> None:
@@ -57,6 +73,34 @@ def test_a_deck_enrolled_for_another_model_is_refused(reader: Reader, tmp_path: 
                                     str(tmp_path / "deck.npz")])
     assert res.exit_code == 2 and "enroll it again" in res.output, res.output
     assert Reader(deck=_adapter(reader.net.digest)).deck is not None
+    # each second-look model's correction is tied to that model too
+    assert reader.second is not None
+    looks = reader.second.digests
+    with pytest.raises(ValueError, match=r"index_second_b\.onnx.*enroll it again"):
+        Reader(deck=_adapter(reader.net.digest) | _look(looks[0]) | _look("00" * 32, 1))
+    with pytest.raises(ValueError, match="enroll it again"):
+        Reader(deck=_adapter(reader.net.digest) | _look(looks[0]), second=False)
+    assert Reader(deck=_adapter(reader.net.digest) | _look(looks[0], 0)
+                  | _look(looks[1], 1)).deck is not None
+
+
+def test_second_look_reads_through_its_correction(reader: Reader) -> None:
+    """A deck's correction for a second-look model moves that model's reads (here a
+    correction that says every index is a seven of hearts), and none leaves them as read."""
+    assert reader.second is not None
+    windows = np.random.default_rng(5).integers(0, 255, (6, LOOK_H, LOOK_W, 3), np.uint8)
+    plain = reader.second.read(windows)
+    assert np.array_equal(plain, reader.second.read(windows, {}))
+    seven_h = {}
+    for i, (emb, _) in enumerate(reader.second.raw(windows)):
+        rb, sb = np.zeros(enroll.N_LOOK_RANK, np.float32), np.zeros(N_SUIT, np.float32)
+        rb[RANKS.index(Rank.SEVEN)] = sb[SUITS.index(Suit.HEARTS)] = 100
+        seven_h |= {f"look{i}_rw": np.zeros((emb.shape[1], len(rb)), np.float32),
+                    f"look{i}_rb": rb, f"look{i}_sw": np.zeros((emb.shape[1], 4), np.float32),
+                    f"look{i}_sb": sb, f"look{i}_model": np.array(reader.second.digests[i])}
+    moved = reader.second.read(windows, seven_h)
+    assert [str(DECK[k]) for k in moved.argmax(axis=1)] == ["7H"] * 6
+    assert not np.array_equal(plain.argmax(axis=1), moved.argmax(axis=1))
 
 
 def test_enrolling_a_held_out_deck_helps(reader: Reader, can_render: None) -> None:
@@ -66,6 +110,7 @@ def test_enrolling_a_held_out_deck_helps(reader: Reader, can_render: None) -> No
     teach = [compose(decks, 770_000 + i, seats=7) for i in range(2)]
     adapter = enroll.enroll(reader, [(_photo(s), s.truth()) for s in teach])
     assert adapter and adapter["rw"].shape[1] == N_RANK
+    assert adapter["look1_rw"].shape[1] == enroll.N_LOOK_RANK  # the second look's too
     taught = Reader(deck=adapter)
     before = after = 0
     for seed in range(3):
