@@ -606,7 +606,7 @@ def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
         return
     if zones:
         polys = {k: np.asarray(v, np.float32).reshape(-1, 1, 2) for k, v in zones.items()}
-        for h in hands:
+        for i, h in enumerate(hands):
             best: tuple[float, str] | None = None
             for key, poly in polys.items():
                 d = cv2.pointPolygonTest(poly, h.centre, True)
@@ -614,7 +614,7 @@ def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
                     best = (d, key)
             if best is None:
                 h.seat = None
-                confirm.append({"hand": hands.index(h), "seat": None, "card": None,
+                confirm.append({"hand": i, "seat": None, "card": None,
                                 "reason": "hand is outside every seat zone"})
             else:
                 h.seat = "dealer" if best[1] == "dealer" else int(best[1])

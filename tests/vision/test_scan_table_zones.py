@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 from click.testing import CliRunner
 
 from dealer_assist import services
 from dealer_assist.cli import main
 from dealer_assist.store import db
+from dealer_assist.vision.reader import Reader
 
 from .conftest import SAMPLES
 
@@ -42,3 +44,19 @@ def test_scan_uses_the_tables_zones_from_the_hand_log(tmp_path: Path) -> None:
     unknown = runner.invoke(main, ["scan", image, "--table", "T9", "--database-url", url])
     assert unknown.exit_code == 2
     assert "T9" in unknown.output
+
+
+def test_hands_outside_every_zone_go_to_the_dealer(reader: Reader) -> None:
+    """With the zones of two seats missing (a zone not drawn, a hand pushed off its box),
+    those hands come back unseated and flagged, and every other hand keeps its seat."""
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    zones = {k: v for k, v in truth["zones"].items() if k not in {"2", "6"}}
+    image = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    result = reader.read(image, zones)
+    unseated = [h["hand"] for h in result["hands"] if h["seat"] is None]
+    assert len(unseated) == 2
+    flagged = [n["hand"] for n in result["needs_confirmation"]
+               if n["reason"] == "hand is outside every seat zone"]
+    assert sorted(flagged) == sorted(unseated)
+    seats = {c["seat"] for c in truth["cards"]} - {2, 6}
+    assert {h["seat"] for h in result["hands"]} - {None} == seats
