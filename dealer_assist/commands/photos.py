@@ -30,20 +30,35 @@ def photos_option(fn: F) -> F:
              "instance config.py, else photos/ in $DEALER_ASSIST_INSTANCE or ./instance).")(fn)
 
 
+def _server_config() -> tuple[Any, str]:
+    """The server's configuration as ``dealer-assist serve`` reads it from the instance
+    folder's config.py ($DEALER_ASSIST_INSTANCE, else ./instance), and that folder."""
+    from flask import Config
+
+    instance = os.path.abspath(os.environ.get("DEALER_ASSIST_INSTANCE") or "instance")
+    config = Config(instance)
+    config.from_pyfile("config.py", silent=True)
+    return config, instance
+
+
 def _store(folder: Path | None) -> PhotoStore:
     """``--photos``, else the folder the server keeps them in: ``PHOTO_DIR`` of the
     instance's config.py, else its ``photos/``."""
-    from flask import Config
-
     from dealer_assist.services.scan import PhotoStore
     from dealer_assist.web.scan import photo_folder
 
     if folder is None:
-        instance = os.path.abspath(os.environ.get("DEALER_ASSIST_INSTANCE") or "instance")
-        config = Config(instance)
-        config.from_pyfile("config.py", silent=True)
-        folder = Path(photo_folder(config, instance))
+        folder = Path(photo_folder(*_server_config()))
     return PhotoStore(folder)
+
+
+def server_deck(table: str) -> Path:
+    """The file the server reads ``table``'s enrolled deck from: in ``DECK_DIR`` of the
+    instance's config.py, else its ``decks/``."""
+    from dealer_assist.services.scan import deck_file
+    from dealer_assist.web.scan import deck_folder
+
+    return deck_file(deck_folder(*_server_config()), table)
 
 
 def register(group: click.Group) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from .store import database_option
+from .photos import photos_option
+from .store import _session, database_option
 
 
 def _fail(message: str) -> None:
@@ -79,7 +81,8 @@ def register(group: click.Group) -> None:
     @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=None,
                   help="Confidence under which a card needs confirmation (default 0.95).")
     @click.option("--deck", "deck_file", type=click.Path(path_type=Path),
-                  help="An enrolled deck (.npz from `vision enroll`).")
+                  help="An enrolled deck (.npz from `vision enroll`; with --table, by default "
+                       "the table's own, as the server reads it, if enrolled).")
     @database_option
     def scan(image: Path, table_name: str | None, zones_file: Path | None, as_json: bool,
              threshold: float | None, deck_file: Path | None,
@@ -101,6 +104,11 @@ def register(group: click.Group) -> None:
         except ImageError as exc:
             _fail(str(exc))
         deck = None
+        if deck_file is None and table_name is not None:
+            from .photos import server_deck
+
+            own = server_deck(table_name)  # the table's deck, if enrolled
+            deck_file = own if own.is_file() else None
         if deck_file is not None:
             from dealer_assist.vision.enroll import load as load_deck_file
 
@@ -161,5 +169,71 @@ def register(group: click.Group) -> None:
             _fail(str(exc))
         if not adapter:
             _fail("no labelled index corner was found in the photos")
-        save(adapter, out)
+        out = save(adapter, out)
         click.echo(f"enrolled the deck of {len(photos)} photos into {out}")
+
+    @vision.command("enroll-table")
+    @click.argument("out", type=click.Path(path_type=Path), required=False)
+    @click.option("--table", "table_name", required=True,
+                  help="The table whose logged scans to learn its deck from.")
+    @click.option("--last", type=click.IntRange(1, 500), default=20, show_default=True,
+                  help="Use the table's most recent N scanned rounds.")
+    @photos_option
+    @database_option
+    def enroll_table(out: Path | None, table_name: str, last: int, folder: Path | None,
+                     database_url: str | None) -> None:
+        """Enroll a table's deck from its own logged scans: [OUT.npz].
+
+        Every scanned round logged at the table that stands (not voided, corrected or a
+        misdeal) and whose photo is kept is read again; its reads are labelled with the
+        cards the dealer confirmed at each seat. Without OUT the deck goes where the server
+        reads it (DECK_DIR of the instance config.py, else decks/ in the instance), and
+        every scan at the table, on the dealer screen or `scan --table`, reads with it.
+        """
+        from rich.console import Console
+        from rich.progress import track
+
+        from dealer_assist.services.deck_photos import confirmed_scans
+        from dealer_assist.vision.enroll import confirmed_labels, save
+        from dealer_assist.vision.enroll import enroll as fit_deck
+        from dealer_assist.vision.loading import ImageError, load
+        from dealer_assist.vision.reader import Reader
+
+        from .photos import _store, server_deck
+
+        with _session(database_url) as session:
+            found = confirmed_scans(session, _store(folder), table_name, last=last)
+        left_out = (f"; {len(found.missing_photos)} scanned rounds left out, their photos "
+                    f"no longer kept (serials {', '.join(map(str, found.missing_photos[:10]))})"
+                    if found.missing_photos else "")
+        if not found.scans:
+            _fail(f"table {found.table}: no logged scanned round to learn from{left_out}")
+        try:
+            reader = Reader()
+        except FileNotFoundError as exc:
+            _fail(f"no card model installed: {exc}")
+        counts = {"rounds": 0, "confirmed": 0, "labelled": 0}
+
+        def labelled() -> Iterator[tuple[Any, dict[str, Any]]]:
+            for scan in track(found.scans, description="reading the scanned rounds' photos",
+                              console=Console(stderr=True), transient=True):
+                try:
+                    image = load(scan.photo)
+                except ImageError as exc:
+                    click.echo(f"round {scan.serial} left out: {exc}", err=True)
+                    continue
+                labels = confirmed_labels(reader.read(image, found.zones), scan.cards)
+                counts["rounds"] += 1
+                counts["confirmed"] += sum(len(c) for c in scan.cards.values())
+                counts["labelled"] += sum(c["card"] is not None for c in labels["cards"])
+                yield image, labels
+
+        deck = fit_deck(reader, labelled())
+        if not deck:
+            _fail(f"table {found.table}: no confirmed card was found in the photos{left_out}")
+        target = out if out is not None else server_deck(found.table)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target = save(deck, target)
+        click.echo(f"enrolled table {found.table}'s deck from {counts['rounds']} scanned rounds "
+                   f"({counts['labelled']} of their {counts['confirmed']} confirmed cards found "
+                   f"in the photos) into {target}{left_out}")

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .errors import InvalidInput, NotFound, ServiceError
 
@@ -147,19 +148,45 @@ def _reader(threshold: float) -> Any:
     return reader
 
 
+def deck_file(folder: str | os.PathLike[str], table: str) -> Path:
+    """Where a table's enrolled deck is kept in ``folder`` (``dealer-assist vision
+    enroll-table`` writes it there; scans at the table read with it): the table's name,
+    percent-encoded, ``.npz``.
+
+    >>> deck_file("decks", "TCP 1/b").name
+    'TCP%201%2Fb.npz'
+    """
+    return Path(folder) / (quote(table, safe="") + ".npz")
+
+
 def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
                threshold: float | None = None,
-               wait_seconds: float = WAIT_SECONDS) -> dict[str, Any]:
+               wait_seconds: float = WAIT_SECONDS,
+               deck: Path | None = None) -> dict[str, Any]:
     """Read the cards of a checked photo; the ``scan --json`` result plus ``photo_sha256``,
-    ``threshold`` and ``image`` (its size)."""
+    ``threshold`` and ``image`` (its size). ``deck``: the table's enrolled deck file, read
+    with when it is there and fits the installed card model (else the photo is read
+    without it and a note says why); ``deck_sha256`` names the file read with, or is
+    None."""
+    from dealer_assist.vision.enroll import load as load_deck
     from dealer_assist.vision.loading import ImageError, decode
     from dealer_assist.vision.reader import DEFAULT_THRESHOLD
 
     used = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     if not _lock.acquire(timeout=wait_seconds):
         raise ScannerUnavailable("the scanner is busy reading other photos; try again")
+    notes: list[str] = []
+    deck_sha: str | None = None
     try:
         reader = _reader(used)
+        if deck is not None and deck.is_file():
+            try:
+                data = deck.read_bytes()
+                reader = reader.with_deck(load_deck(deck, data))
+                deck_sha = hashlib.sha256(data).hexdigest()
+            except (OSError, ValueError) as exc:
+                notes.append(f"the table's enrolled deck {deck.name} was not used ({exc}); "
+                             "enroll the table's deck again")
         try:
             image = decode(photo.data, max_pixels=photo.width * photo.height)
         except ImageError as exc:
@@ -169,7 +196,10 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
     finally:
         _lock.release()
     result.setdefault("image", {"width": photo.width, "height": photo.height})
+    result["needs_confirmation"] += [{"hand": None, "seat": None, "card": None, "reason": n}
+                                     for n in notes]
     result["threshold"] = used
+    result["deck_sha256"] = deck_sha
     result["photo_sha256"] = photo.sha256
     return result
 

@@ -13,14 +13,25 @@ own windows on every labelled index (linear in its hidden layer, ``net.LOOK_EMBE
 The corrections are saved to a small ``.npz``, each with the digest of the model it was
 fitted on; loaded (``scan --deck FILE``) they are applied to every window the reader reads.
 
+A scan the dealer confirmed is a labelled photo too: :func:`confirmed_labels` labels its
+reads with the cards logged at each seat (``vision enroll-table`` learns a table's deck from
+its logged scans). A card that is there but not known is labelled ``null``: its index is
+left out of the windows rather than taught as "no index".
+
 Ranks and suits are learned apart, so a deck enrolled from photos showing each rank and each
 suit a few times covers the 52 cards. ``card_models/README.md`` has the measured effect.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -47,14 +58,54 @@ STEPS = 300
 LEARNING_RATE = 0.05
 
 
-def labelled_cards(truth: dict[str, object]) -> list[tuple[Card, np.ndarray]]:
+def labelled_cards(truth: dict[str, object]) -> list[tuple[Card | None, np.ndarray]]:
+    """The cards of a labels file, in its order (bottom card of a hand first); a card
+    ``null`` is one that is there but not known (its index is not trained on)."""
     try:
         cards = truth["cards"]
         assert isinstance(cards, list)
-        return [(parse_card(c["card"]), np.asarray(c["corners"], np.float32).reshape(4, 2))
-                for c in cards]
+        return [(None if c["card"] is None else parse_card(c["card"]),
+                 np.asarray(c["corners"], np.float32).reshape(4, 2)) for c in cards]
     except (KeyError, TypeError, ValueError, AssertionError, CardError) as exc:
         raise ValueError(f'labels must be {{"cards": [{{"card", "corners"}}]}}: {exc}') from exc
+
+
+def confirmed_labels(result: dict[str, Any], confirmed: Mapping[str, Sequence[str]]
+                     ) -> dict[str, list[dict[str, Any]]]:
+    """Labels for ``vision enroll`` from a scan and the cards the dealer confirmed at each
+    seat ("1".."7", or "dealer"): a read whose card is among its seat's confirmed cards
+    keeps it (each confirmed card once); in a hand read as exactly three cards at a seat of
+    three, the one read left over takes the one confirmed card left (the card the dealer
+    fixed). Every other read is labelled ``None``: a card is there, but which is not known,
+    so its index is neither taught as a card nor as "no index". Reads keep the scan's order
+    (each hand's bottom card first), which says which card lies over which.
+
+    >>> scan = {"cards": [
+    ...     {"card": "AS", "seat": 1, "corners": [[0, 0]] * 4},
+    ...     {"card": "5H", "seat": 1, "corners": [[1, 0]] * 4},   # the dealer made it 6H
+    ...     {"card": "KD", "seat": 1, "corners": [[2, 0]] * 4},
+    ...     {"card": "2C", "seat": 4, "corners": [[9, 9]] * 4}]}  # no bet at seat 4
+    >>> [c["card"] for c in confirmed_labels(scan, {"1": ["AS", "KD", "6H"]})["cards"]]
+    ['AS', '6H', 'KD', None]
+    >>> [c["card"] for c in confirmed_labels(scan, {"1": ["AS", "QD", "6H"]})["cards"]]
+    ['AS', None, None, None]
+    """
+    reads = list(result.get("cards", []))
+    names: list[str | None] = [None] * len(reads)
+    by_seat: dict[str, list[int]] = {}
+    for i, read in enumerate(reads):
+        by_seat.setdefault(str(read.get("seat")), []).append(i)
+    for seat, where in by_seat.items():
+        left = list(confirmed.get(seat, []))
+        for i in where:
+            if reads[i]["card"] in left:
+                left.remove(reads[i]["card"])
+                names[i] = reads[i]["card"]
+        unmatched = [i for i in where if names[i] is None]
+        if len(where) == 3 == len(confirmed.get(seat, [])) and len(unmatched) == 1 == len(left):
+            names[unmatched[0]] = left[0]
+    return {"cards": [{"card": name, "corners": read["corners"]}
+                      for name, read in zip(names, reads, strict=True)]}
 
 
 def _variants(img: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
@@ -68,14 +119,11 @@ def _variants(img: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndar
     return out
 
 
-def enrolment_windows(photos: list[tuple[np.ndarray, dict[str, object]]],
-                      variants: int = 3, seed: int = 0) -> Patches:
-    rng = np.random.default_rng(seed)
-    parts: list[Patches] = []
-    for img, truth in photos:
-        cards = labelled_cards(truth)
-        for v in _variants(img, rng, variants):
-            parts.append(patches_from_photo(v, cards, rng, keep_none=0.5))
+#: Re-lit, blurred, noisier copies of each enrolled photo, cut as well as the photo itself.
+VARIANTS = 3
+
+
+def _joined(parts: list[Patches]) -> Patches:
     parts = [p for p in parts if len(p.x)]
     if not parts:
         return Patches(np.zeros((0, 1, 1, 3), np.uint8), np.zeros(0, int), np.zeros(0, int))
@@ -137,20 +185,6 @@ def fit_adapter(net: IndexNet, data: Patches, steps: int = STEPS,
                      steps, ridge)
 
 
-def enrolment_looks(photos: list[tuple[np.ndarray, dict[str, object]]],
-                    variants: int = 3, seed: int = 0) -> Patches:
-    """The second look's windows on every labelled index (``looks_from_photo``), in the
-    photos and their re-lit, blurred, noisier copies."""
-    rng = np.random.default_rng(seed)
-    parts = [looks_from_photo(v, labelled_cards(truth), rng)
-             for img, truth in photos for v in _variants(img, rng, variants)]
-    parts = [p for p in parts if len(p.x)]
-    if not parts:
-        return Patches(np.zeros((0, 1, 1, 3), np.uint8), np.zeros(0, int), np.zeros(0, int))
-    return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
-                   np.concatenate([p.suit for p in parts]))
-
-
 def fit_looks(second: SecondLook, data: Patches, steps: int = STEPS,
               ridge: float = LOOK_RIDGE) -> dict[str, np.ndarray]:
     """Each second-look model's correction for the enrolled look windows, its keys
@@ -165,43 +199,76 @@ def fit_looks(second: SecondLook, data: Patches, steps: int = STEPS,
     return out
 
 
-def enroll(reader: Reader, photos: list[tuple[np.ndarray, dict[str, object]]]) -> dict[
+def enroll(reader: Reader, photos: Iterable[tuple[np.ndarray, dict[str, object]]]) -> dict[
         str, np.ndarray]:
     """The enrolled deck shown in ``photos`` (corrections for the index network and, when
-    the reader has one, each second-look model); empty when no index was found."""
-    data = enrolment_windows(photos)
+    the reader has one, each second-look model); empty when no index was found. The photos
+    are taken one at a time (only their windows are kept), so they may come from a
+    generator: a shift's worth of photos is never in memory at once."""
+    # each kind of window draws from its own generator (as when they were cut apart)
+    rng_w, rng_l = np.random.default_rng(0), np.random.default_rng(0)
+    windows: list[Patches] = []
+    looks: list[Patches] = []
+    for img, truth in photos:
+        cards = labelled_cards(truth)
+        windows += [patches_from_photo(v, cards, rng_w, keep_none=0.5)
+                    for v in _variants(img, rng_w, VARIANTS)]
+        if reader.second is not None:
+            looks += [looks_from_photo(v, cards, rng_l) for v in _variants(img, rng_l, VARIANTS)]
+    data = _joined(windows)
     if not (data.rank != NONE).any():
         return {}
     deck = {**fit_adapter(reader.net, data), "model": np.array(reader.net.digest)}
-    if reader.second is not None:
-        looks = enrolment_looks(photos)
-        if len(looks.x):
-            deck |= fit_looks(reader.second, looks, ridge=LOOK_RIDGE)
+    look_data = _joined(looks)
+    if reader.second is not None and len(look_data.x):
+        deck |= fit_looks(reader.second, look_data, ridge=LOOK_RIDGE)
     return deck
 
 
-def save(adapter: dict[str, np.ndarray], path: str | Path) -> None:
-    np.savez_compressed(path, **adapter)  # type: ignore[arg-type]
+def save(adapter: dict[str, np.ndarray], path: str | Path) -> Path:
+    """Write the enrolled deck to ``path`` (``.npz`` added if missing, as numpy does) in
+    one step: a scan reading the file meanwhile sees the old deck or the new, never half
+    of one. Returns the file written."""
+    path = Path(path)
+    if path.suffix != ".npz":
+        path = path.with_name(path.name + ".npz")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".deck-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez_compressed(f, **adapter)  # type: ignore[arg-type]
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
 
 
-def load(path: str | Path) -> dict[str, np.ndarray]:
+def load(path: str | Path, data: bytes | None = None) -> dict[str, np.ndarray]:
     """An enrolled deck saved by ``save``, checked: the index network's correction and the
-    model it was fitted on, and any second-look model's (each whole)."""
+    model it was fitted on, and any second-look model's (each whole). ``data``: the file's
+    bytes when already read (``path`` then only names it in messages)."""
     need = {"rw": 2, "rb": 1, "sw": 2, "sb": 1}
     groups = {"": N_RANK} | {f"look{i}_": N_LOOK_RANK for i in range(len(SECOND_NAMES))}
     what = f"{path}: not an enrolled deck (expected arrays rw, rb, sw, sb)"
-    with np.load(path) as data:
-        files = set(data.files)
-        if not set(need) <= files <= {g + k for g in groups for k in [*need, "model"]}:
-            raise ValueError(what)
-        if "model" not in files:
-            raise ValueError(f"{path}: enrolled before decks were tied to a card model; "
-                             "enroll it again from its labelled photos")
-        present = [g for g in groups if any(f.startswith(g) for f in files)]
-        if any(not {g + k for k in [*need, "model"]} <= files for g in present):
-            raise ValueError(what)
-        out = {g + k: data[g + k].astype(np.float32) for g in present for k in need}
-        out |= {g + "model": np.array(str(data[g + "model"])) for g in present}
+    if data is None:
+        data = Path(path).read_bytes()
+    if not data.startswith(b"PK"):  # an .npz is a zip file (else np.load would unpickle)
+        raise ValueError(what)
+    try:
+        with np.load(io.BytesIO(data)) as npz:
+            files = set(npz.files)
+            if not set(need) <= files <= {g + k for g in groups for k in [*need, "model"]}:
+                raise ValueError(what)
+            if "model" not in files:
+                raise ValueError(f"{path}: enrolled before decks were tied to a card model; "
+                                 "enroll it again from its labelled photos")
+            present = [g for g in groups if any(f.startswith(g) for f in files)]
+            if any(not {g + k for k in [*need, "model"]} <= files for g in present):
+                raise ValueError(what)
+            out = {g + k: npz[g + k].astype(np.float32) for g in present for k in need}
+            out |= {g + "model": np.array(str(npz[g + "model"])) for g in present}
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise ValueError(f"{what} ({exc})") from None
     for g in present:
         if any(out[g + k].ndim != d for k, d in need.items()):
             raise ValueError(what)

@@ -18,6 +18,7 @@ where its hand's spread puts it) and a hand that is not exactly three cards are 
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,6 +239,14 @@ class Reader:
             looks = [p for n in SECOND_NAMES if (p := self.net.path.parent / n).is_file()]
             self.second = SecondLook(*looks) if looks else None
         self.threshold = threshold
+        #: an enrolled deck's corrections (see ``enroll``)
+        self.deck = self._checked(deck)
+        #: baseline mode for the benchmark: a window every 2 pixels, each read on its own
+        self.exhaustive = exhaustive
+
+    def _checked(self, deck: Adapter | None) -> Adapter | None:
+        """``deck`` if every correction in it was fitted on the model this reader runs;
+        raises ValueError naming the model otherwise."""
         if deck:
             # each correction maps one network's embedding: fitted on another network it
             # would shift the reads by something meaningless, and say nothing
@@ -253,10 +262,13 @@ class Reader:
                     raise ValueError("the deck was enrolled with another card model than the "
                                      f"one installed ({name} {digest[:12]}); "
                                      "enroll it again from its labelled photos")
-        #: an enrolled deck's adapter (see ``enroll``)
-        self.deck = deck or None
-        #: baseline mode for the benchmark: a window every 2 pixels, each read on its own
-        self.exhaustive = exhaustive
+        return deck or None
+
+    def with_deck(self, deck: Adapter | None) -> Reader:
+        """This reader, its networks shared, reading with an enrolled deck (or none)."""
+        other = copy.copy(self)
+        other.deck = self._checked(deck)
+        return other
 
     # -- finding and reading cards ---------------------------------------------------------
     def _read_strips(self, strips: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray,
@@ -527,9 +539,46 @@ class Reader:
                             "reason": "cards here could not be read",
                             "region": [[round(float(x), 1), round(float(y), 1)]
                                        for x, y in blob.corners]})
+        if self.deck:
+            # an enrolled deck makes a card sure only where the model alone reads the same
+            # card: a deck enrolled for another design (the table's cards changed) moves
+            # reads, and the model alone is the check on it
+            alone = self.with_deck(None).read(image, zones)["cards"]
+            confirm += deck_doubts(out_cards, alone)
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}
+
+
+def deck_doubts(cards: list[dict[str, Any]], alone: list[dict[str, Any]]) -> list[
+        dict[str, Any]]:
+    """The reads of a reader with an enrolled deck (``cards``) that the model alone
+    (``alone``, the same photo read without the deck) does not read the same: no read of
+    the same card within 0.375 card heights of it.
+
+    >>> box = [[0, 0], [63, 0], [63, 88], [0, 88]]
+    >>> read = [{"card": "2S", "corners": box, "hand": 0, "seat": 1}]
+    >>> deck_doubts(read, [{"card": "2S", "corners": box}])
+    []
+    >>> [d["reason"] for d in deck_doubts(read, [{"card": "2C", "corners": box}])]
+    ["the table's enrolled deck reads 2S here; the card model alone reads 2C"]
+    """
+    out = []
+    for c in cards:
+        corners = np.asarray(c["corners"], float)
+        centre, height = corners.mean(0), float(np.linalg.norm(corners[3] - corners[0]))
+        near = [a for a in alone
+                if np.linalg.norm(np.asarray(a["corners"], float).mean(0) - centre)
+                < 0.375 * height]
+        if any(a["card"] == c["card"] for a in near):
+            continue
+        other = min(near, key=lambda a: float(np.linalg.norm(
+            np.asarray(a["corners"], float).mean(0) - centre)), default=None)
+        said = other["card"] if other else "no card"
+        out.append({"hand": c["hand"], "seat": c["seat"], "card": c["card"],
+                    "reason": f"the table's enrolled deck reads {c['card']} here; the card "
+                              f"model alone reads {said}"})
+    return out
 
 
 def in_doubt(result: dict[str, Any]) -> tuple[set[tuple[int, str]], set[int]]:

@@ -10,7 +10,7 @@ the card whose visible, upright index corner it sits on, or "none". Also used by
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -71,12 +71,12 @@ def anchors(corners: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarra
     return [(tl, right, down), (br, -right, -down)]
 
 
-def index_corners(frame: Frame, cards: list[tuple[Card, np.ndarray]]) -> list[
-        tuple[Card, float]]:
+def index_corners(frame: Frame, cards: Sequence[tuple[Card | None, np.ndarray]]) -> list[
+        tuple[Card | None, float]]:
     """The index corners that read upright along ``frame``'s top edge and are not under a
     higher card: (card, x) with x in frame pixels. ``cards`` bottom first, corners in
-    full-resolution pixels."""
-    out: list[tuple[Card, float]] = []
+    full-resolution pixels; a card may be None (a card is there, which is not known)."""
+    out: list[tuple[Card | None, float]] = []
     polys = [c.astype(np.float32) for _, c in cards]
     for j, (card, corners) in enumerate(cards):
         h = float(np.linalg.norm(corners[3] - corners[0]))
@@ -99,15 +99,17 @@ def index_corners(frame: Frame, cards: list[tuple[Card, np.ndarray]]) -> list[
     return out
 
 
-def label_frame(frame: Frame, cards: list[tuple[Card, np.ndarray]],
+def label_frame(frame: Frame, cards: Sequence[tuple[Card | None, np.ndarray]],
                 offsets: np.ndarray) -> np.ndarray:
-    """Per window: index into DECK, -1 for none, -2 for too close to call (not trained).
-    ``cards`` bottom first, corners in full-resolution pixels."""
+    """Per window: index into DECK, -1 for none, -2 for too close to call or on the index
+    of a card not known (not trained). ``cards`` bottom first, corners in full-resolution
+    pixels."""
     labels = np.full(len(offsets), -1, int)
     for card, x in index_corners(frame, cards):
         d = np.abs(offsets - x)
         labels[(d <= AMBIGUOUS) & (labels == -1)] = -2
-        labels[d <= POS_TOL] = DECK.index(card)
+        if card is not None:
+            labels[d <= POS_TOL] = DECK.index(card)
     return labels
 
 
@@ -172,9 +174,10 @@ def hand_scene(faces: dict[Card, Face], rng: np.random.Generator,
     return photo_effects(img, rng), out
 
 
-def patches_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
+def patches_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndarray]],
                        rng: np.random.Generator, keep_none: float = 0.3) -> Patches:
-    """Cut the reader's windows from a photo with known cards and label them."""
+    """Cut the reader's windows from a photo with known cards and label them (a card
+    None: its index is not trained on, as neither an index nor none)."""
     xs: list[np.ndarray] = []
     ranks: list[int] = []
     suits: list[int] = []
@@ -208,8 +211,8 @@ def patches_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
     return Patches(np.concatenate(xs), np.array(ranks), np.array(suits))
 
 
-def _cards_in(blob_corners: np.ndarray, cards: list[tuple[Card, np.ndarray]]) -> list[
-        tuple[Card, np.ndarray]]:
+def _cards_in(blob_corners: np.ndarray, cards: Sequence[tuple[Card | None, np.ndarray]]
+              ) -> list[tuple[Card | None, np.ndarray]]:
     return [(c, p) for c, p in cards
             if cv2.pointPolygonTest(blob_corners.reshape(-1, 1, 2),
                                     tuple(map(float, p.mean(0))), False) >= 0]
@@ -223,7 +226,7 @@ LOOK_SHIFT = (0.6, 2.7, 6.0)  # mean, deviation, limit
 LOOK_TRAIN_SIZES = (1.0, 0.9, 1.1)
 
 
-def looks_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
+def looks_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndarray]],
                      rng: np.random.Generator) -> Patches:
     """The second look's windows (``geometry.look_window``) on every visible index of a
     photo with known cards, cut as the reader cuts them: at the card's edge give or take
@@ -238,6 +241,8 @@ def looks_from_photo(img: np.ndarray, cards: list[tuple[Card, np.ndarray]],
         for k in range(4):
             frame = make_frame(blob, k)
             for card, x in index_corners(frame, inside):
+                if card is None:
+                    continue
                 at = x + float(np.clip(rng.normal(mean, sd), -limit, limit))
                 for s in LOOK_TRAIN_SIZES:
                     xs.append(look_window(pyr, frame, at, s))

@@ -51,6 +51,10 @@ class Config:
     #: (``None``: the reader's default), and how long a scan waits while the process reads
     #: another photo before a 503 (``None``: 30 s).
     PHOTO_DIR: str | None = None
+    #: Each table's enrolled deck, ``TABLE.npz`` (``dealer-assist vision enroll-table``
+    #: writes it; ``None``: ``decks/`` in the instance folder): a scan at the table reads
+    #: with it.
+    DECK_DIR: str | None = None
     SCAN_MAX_BYTES: int | None = None
     SCAN_MAX_PIXELS: int | None = None
     SCAN_THRESHOLD: float | None = None

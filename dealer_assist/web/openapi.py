@@ -210,6 +210,9 @@ SCHEMAS: dict[str, Any] = {
             "threshold": {"type": "number",
                           "description": "cards under this confidence need confirmation"},
             "photo_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "deck_sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$",
+                            "description": "the table's enrolled deck the photo was read "
+                                           "with (`vision enroll-table`), or null"},
             "table": {"type": "string"}},
     },
     "Shift": {

@@ -65,6 +65,12 @@ def photo_folder(config: Mapping[str, Any], instance_path: str) -> str:
     return str(config.get("PHOTO_DIR") or f"{instance_path}/photos")
 
 
+def deck_folder(config: Mapping[str, Any], instance_path: str) -> str:
+    """Where the tables' enrolled decks are kept: ``DECK_DIR``, else ``decks/`` in the
+    instance."""
+    return str(config.get("DECK_DIR") or f"{instance_path}/decks")
+
+
 def photo_store() -> scan_service.PhotoStore:
     return scan_service.PhotoStore(photo_folder(current_app.config, current_app.instance_path))
 
@@ -101,9 +107,12 @@ def scan_response(table: TableInfo) -> Response:
                                          max_pixels=max_pixels())
         zones, note = scan_service.table_zones(table.seat_zones, table.seats)
         wait = current_app.config.get("SCAN_WAIT_SECONDS")
+        deck = scan_service.deck_file(
+            deck_folder(current_app.config, current_app.instance_path), table.name)
         result = scan_service.scan_photo(
             photo, zones, threshold=current_app.config.get("SCAN_THRESHOLD"),
-            wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait))
+            wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait),
+            deck=deck)
     except service_errors.ServiceError as exc:
         raise _refused(exc, "photo") from None
     if note is not None:
@@ -147,5 +156,5 @@ def init_app(app: Flask) -> None:
     app.before_request_funcs.setdefault(None, []).insert(0, _limit_uploads)
 
 
-__all__ = ["SCAN_ENDPOINTS", "init_app", "photo_response", "photo_store", "scan_response",
-           "split_photo"]
+__all__ = ["SCAN_ENDPOINTS", "deck_folder", "init_app", "photo_response", "photo_store",
+           "scan_response", "split_photo"]

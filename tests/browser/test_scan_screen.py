@@ -308,3 +308,34 @@ def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: Liv
         seen_twice = [i for i in twice if hand in i["hands"]]
         assert len(seen_twice) == len(twice)
         assert row.locator(".scan-card-name.doubt").count() >= len(seen_twice)
+
+
+def test_a_table_with_an_enrolled_deck(page: Any, live_server: LiveServer) -> None:
+    """A deck enrolled for the table (where `vision enroll-table` leaves it) reads the
+    photo, and the scan summary says so."""
+    from dealer_assist.services.scan import deck_file
+    from dealer_assist.vision import enroll
+    from dealer_assist.vision.loading import load
+    from dealer_assist.vision.reader import Reader
+
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    set_zones(live_server.floor, truth["zones"])
+    path = deck_file(Path(live_server.app.instance_path) / "decks", "TCP-1")
+    path.parent.mkdir(exist_ok=True)
+    # enrolled from another photo of the same deck design (tigullio-international)
+    enroll.save(enroll.enroll(Reader(), [(load(SAMPLES / "scene_3.jpg"), json.loads(
+        (SAMPLES / "scene_3.json").read_text()))]), path)
+    open_shift_by_api(live_server)
+    sign_in(page, live_server, "dana")
+    page.goto(live_server.url + "/dealer/TCP-1")
+    page.tap("[data-testid=scan]")
+    page.set_input_files("[data-testid=scan-file]", str(SAMPLES / "scene_2.jpg"))
+    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
+    expect(page.locator("[data-testid=scan-deck]")).to_have_text(
+        "Read with this table's enrolled deck")
+    data = page.evaluate("window.dealerScan.shown().data")
+    assert data["deck_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    shot(page, "scan-08-enrolled-deck")
+    check_honest(data, truth)
+    page.tap("[data-testid=scan-use]")
+    check_placed(page, data)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from flask import Flask
@@ -499,3 +500,44 @@ def test_photos_commands_find_the_folder_the_server_uses(floor: Floor, tmp_path:
     checked = CliRunner().invoke(main, ["photos", "check", "--database-url", floor.url])
     assert checked.exit_code == 0, checked.output
     assert "1 kept photos belong to no logged round" in checked.output
+
+
+def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: FlaskClient,
+                                              zoned: Floor, tmp_path: Path) -> None:
+    """A deck enrolled for the table (in the instance's decks/, as `vision enroll-table`
+    leaves it) is read with and named by its SHA-256; one fitted on another card model is
+    not used, and the dealer is told why; other tables read without it."""
+    from dealer_assist.services.scan import deck_file
+    from dealer_assist.vision import enroll
+    from dealer_assist.vision.loading import load
+    from dealer_assist.vision.reader import Reader
+
+    data = SCENE.read_bytes()
+    plain = scan(store_client, zoned, data).json
+    assert plain["deck_sha256"] is None
+    reader = Reader()
+    deck = enroll.enroll(reader, [(load(SCENE), TRUTH)])
+    path = deck_file(Path(store_app.instance_path) / "decks", "TCP-1")
+    path.parent.mkdir()
+    assert enroll.save(deck, path) == path
+    read = scan(store_client, zoned, data)
+    assert read.status_code == 200, read.text[:300]
+    assert read.json["deck_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    # read with the deck, as the command line reads it with --deck
+    from dealer_assist.cli import main
+
+    cli = CliRunner().invoke(main, ["scan", str(SCENE), "--json", "--zones",
+                                    str(SAMPLES / "scene_1.json"), "--deck", str(path)])
+    assert cli.exit_code == 0, cli.output
+    assert read.json["cards"] == json.loads(cli.output)["cards"]
+    check_honest(read.json, TRUTH)
+    enroll.save({**deck, "look1_model": np.array("0" * 64)}, path)
+    stale = scan(store_client, zoned, data)
+    assert stale.status_code == 200 and stale.json["deck_sha256"] is None
+    assert stale.json["cards"] == plain["cards"]
+    notes = [n["reason"] for n in stale.json["needs_confirmation"]]
+    assert any("enrolled deck TCP-1.npz was not used" in n and "enroll the table's deck again"
+               in n for n in notes), notes
+    path.write_bytes(b"not a deck")
+    broken = scan(store_client, zoned, data)
+    assert broken.status_code == 200 and broken.json["deck_sha256"] is None

@@ -325,6 +325,13 @@
                     parts.length ? parts.join(" · ") : "Every card read clearly");
     head.dataset.testid = "scan-count";
     box.prepend(head);
+    if (data.deck_sha256) {
+      // the table's enrolled deck (vision enroll-table) read this photo
+      const deck = el("p", "scan-deck", "Read with this table's enrolled deck");
+      deck.title = "deck " + data.deck_sha256.slice(0, 12);
+      deck.dataset.testid = "scan-deck";
+      head.after(deck);
+    }
     const reasons = el("ul", "scan-reasons");
     for (const [i, d] of byHand) {
       const hand = data.hands[i];

@@ -1,0 +1,72 @@
+"""The confirmed scans of a table, to teach the reader that table's deck.
+
+Every scanned round a dealer logged is a labelled photo: its photo is kept (by SHA-256, see
+:class:`~.scan.PhotoStore`) and the cards logged at each seat are the ones the dealer
+confirmed. :func:`confirmed_scans` lists a table's most recent such rounds that still stand
+(no void, correction or misdeal declared on them) with their photo and cards, for
+``dealer-assist vision enroll-table`` to enroll the table's deck from (nobody has to draw
+card corners by hand).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from dealer_assist.store import models as m
+
+from ._base import find_table, read
+from .scan import PhotoStore, table_zones
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmedScan:
+    """A logged scanned round: its photo and the cards confirmed at each seat."""
+
+    serial: int
+    photo: Path
+    #: seat ("1".."7", or "dealer") -> the cards logged there
+    cards: dict[str, list[str]]
+
+
+@dataclass
+class TableScans:
+    """What :func:`confirmed_scans` found for a table."""
+
+    table: str
+    #: the table's seat zones as the reader takes them (None: seats follow the arc)
+    zones: dict[str, Any] | None
+    scans: list[ConfirmedScan]
+    #: serials of the rounds whose photo is no longer kept
+    missing_photos: list[int]
+
+
+def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,
+                    last: int = 20) -> TableScans:
+    """The table's ``last`` most recent scanned rounds that stand as logged (newest first),
+    each with its kept photo and its cards by seat. Raises NotFound for an unknown table."""
+    with read(session):
+        info = find_table(session, table)
+        zones, _ = table_zones(info.seat_zones, info.seats)
+        rounds = session.scalars(
+            sa.select(m.Round)
+            .where(m.Round.table_id == info.id, m.Round.source == "scan",
+                   m.Round.photo_sha256.is_not(None), ~m.Round.misdeal,
+                   ~sa.exists().where(m.RoundEvent.round_id == m.Round.id))
+            .order_by(m.Round.serial.desc()).limit(max(0, last))
+            .options(orm.selectinload(m.Round.seats))).all()
+        found: list[ConfirmedScan] = []
+        missing: list[int] = []
+        for rnd in rounds:
+            kept = store.find(str(rnd.photo_sha256))
+            if kept is None:
+                missing.append(rnd.serial)
+                continue
+            cards = {str(s.seat): s.cards.split() for s in rnd.seats}
+            cards["dealer"] = rnd.dealer_cards.split()
+            found.append(ConfirmedScan(rnd.serial, kept[0], cards))
+    return TableScans(info.name, zones, found, missing)
