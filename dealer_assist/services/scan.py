@@ -182,7 +182,7 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
         if deck is not None and deck.is_file():
             try:
                 data = deck.read_bytes()
-                reader = reader.with_deck(load_deck(deck, data))
+                reader = reader.with_deck(load_deck(deck.name, data))  # no server path shown
                 deck_sha = hashlib.sha256(data).hexdigest()
             except (OSError, ValueError) as exc:
                 notes.append(f"the table's enrolled deck {deck.name} was not used ({exc}); "

@@ -541,3 +541,6 @@ def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: Fl
     path.write_bytes(b"not a deck")
     broken = scan(store_client, zoned, data)
     assert broken.status_code == 200 and broken.json["deck_sha256"] is None
+    assert any("TCP-1.npz: not an enrolled deck" in n["reason"]
+               for n in broken.json["needs_confirmation"])
+    assert str(store_app.instance_path) not in broken.text  # no server path for the dealer
