@@ -144,6 +144,8 @@ def _reader(threshold: float) -> Any:
             reader = Reader(threshold=threshold)
         except FileNotFoundError as exc:
             raise ScannerUnavailable(f"no card model is installed: {exc}") from None
+        except ValueError as exc:  # a model file that is not the reader's
+            raise ScannerUnavailable(f"the card model cannot be used: {exc}") from None
         _readers[threshold] = reader
     return reader
 

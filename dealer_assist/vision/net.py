@@ -167,6 +167,10 @@ class SecondLook:
         self.nets = [cv2.dnn.readNetFromONNX(np.frombuffer(m, np.uint8)) for m in models]
         #: SHA-256 of each model file (an enrolled deck's correction is tied to them)
         self.digests = [hashlib.sha256(m).hexdigest() for m in models]
+        for path, net in zip(self.paths, self.nets, strict=True):
+            if LOOK_EMBEDDING not in net.getLayerNames():
+                raise ValueError(f"{path.name} has no layer {LOOK_EMBEDDING!r}: not a second "
+                                 "look exported by scripts/vision_train_second.py")
 
     def raw(self, windows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Normalised windows (N, LOOK_H, LOOK_W, 3) -> per model (embeddings (N, E),
