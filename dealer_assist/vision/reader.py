@@ -563,18 +563,15 @@ def deck_doubts(cards: list[dict[str, Any]], alone: list[dict[str, Any]]) -> lis
     >>> [d["reason"] for d in deck_doubts(read, [{"card": "2C", "corners": box}])]
     ["the table's enrolled deck reads 2S here; the card model alone reads 2C"]
     """
+    centres = np.array([np.mean(a["corners"], axis=0) for a in alone]).reshape(-1, 2)
     out = []
     for c in cards:
         corners = np.asarray(c["corners"], float)
-        centre, height = corners.mean(0), float(np.linalg.norm(corners[3] - corners[0]))
-        near = [a for a in alone
-                if np.linalg.norm(np.asarray(a["corners"], float).mean(0) - centre)
-                < 0.375 * height]
-        if any(a["card"] == c["card"] for a in near):
+        away = np.linalg.norm(centres - corners.mean(0), axis=1)
+        near = np.flatnonzero(away < 0.375 * float(np.linalg.norm(corners[3] - corners[0])))
+        if any(alone[i]["card"] == c["card"] for i in near):
             continue
-        other = min(near, key=lambda a: float(np.linalg.norm(
-            np.asarray(a["corners"], float).mean(0) - centre)), default=None)
-        said = other["card"] if other else "no card"
+        said = alone[near[np.argmin(away[near])]]["card"] if len(near) else "no card"
         out.append({"hand": c["hand"], "seat": c["seat"], "card": c["card"],
                     "reason": f"the table's enrolled deck reads {c['card']} here; the card "
                               f"model alone reads {said}"})
