@@ -111,22 +111,22 @@ class IndexNet:
         out = np.asarray(self.net.forward())  # (N, C, 1, W')
         return np.ascontiguousarray(out[:, :, 0, :].transpose(0, 2, 1))
 
-    def _split(self, out: np.ndarray, adapter: Adapter | None = None) -> tuple[
+    def split(self, out: np.ndarray, adapter: Adapter | None = None) -> tuple[
             np.ndarray, np.ndarray, np.ndarray]:
+        """Raw outputs (``raw``, ``strip_raw``) -> rank probabilities, suit probabilities,
+        embeddings; with ``adapter``, the reads corrected by an enrolled deck."""
         nf = out.shape[-1] - N_RANK - N_SUIT
         emb, zr, zs = out[..., :nf], out[..., nf : nf + N_RANK], out[..., nf + N_RANK :]
         zr, zs = adapt(emb / self.emb_scale, zr, zs, adapter)  # an enrolled deck (``enroll``)
         t = self.temperature
         return _softmax(zr / t), _softmax(zs / t), emb
 
-    def read_strip(self, strip: np.ndarray, adapter: Adapter | None = None) -> tuple[
-            np.ndarray, np.ndarray, np.ndarray]:
-        """A normalised strip (PATCH_H, W, 3) -> per window every STRIDE pixels: rank
-        probabilities, suit probabilities, embeddings."""
+    def strip_raw(self, strip: np.ndarray) -> np.ndarray:
+        """A normalised strip (PATCH_H, W, 3) -> raw outputs (W', C) of the windows every
+        STRIDE pixels (see ``split``)."""
         if strip.shape[1] < PATCH_W:
             strip = np.pad(strip, ((0, 0), (0, PATCH_W - strip.shape[1]), (0, 0)), mode="edge")
-        out = self._forward(strip[None])[0]
-        return self._split(out, adapter)
+        return np.asarray(self._forward(strip[None])[0])
 
     def raw(self, patches: np.ndarray, batch: int = 512) -> np.ndarray:
         """Normalised windows (N, PATCH_H, PATCH_W, 3) -> raw outputs (N, C): embedding,
@@ -140,7 +140,7 @@ class IndexNet:
             np.ndarray, np.ndarray, np.ndarray]:
         """Normalised windows (N, PATCH_H, PATCH_W, 3) -> (rank probs, suit probs,
         embeddings)."""
-        return self._split(self.raw(patches), adapter)
+        return self.split(self.raw(patches), adapter)
 
 
 #: The second look's model files, beside the index network's: two networks trained on
@@ -189,8 +189,13 @@ class SecondLook:
         corrected by an enrolled deck's correction for it (``look_adapter``)."""
         if len(windows) == 0:
             return np.zeros((0, len(RANKS) * len(SUITS)), F32)
+        return self.combine(self.raw(windows), deck)
+
+    def combine(self, raw: list[tuple[np.ndarray, np.ndarray]],
+                deck: Adapter | None = None) -> np.ndarray:
+        """The models' raw outputs (``raw``) -> (N, 52) card probabilities, as ``read``."""
         reads = []
-        for i, (emb, z) in enumerate(self.raw(windows)):
+        for i, (emb, z) in enumerate(raw):
             zr, zs = adapt(emb, z[:, : len(RANKS)], z[:, len(RANKS) :], look_adapter(deck, i))
             rank, suit = _softmax(zr), _softmax(zs)
             reads.append((rank[:, :, None] * suit[:, None, :]).reshape(len(z), -1))

@@ -157,6 +157,18 @@ class Hand:
 
 
 @dataclass
+class _Forwards:
+    """What one photo's read has already found and run through the networks, by input: the
+    read of the same photo without the enrolled deck (``deck_doubts``) finds the same card
+    regions and cuts the same strips and windows wherever it places a card where the deck's
+    read did, and runs the networks only on the rest."""
+
+    found: tuple[Pyramid, list[Blob], list[Blob]] | None = None  # pyramid, blobs, unread
+    strips: dict[tuple[tuple[int, ...], bytes], np.ndarray] = field(default_factory=dict)
+    looks: dict[bytes, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
+
+
+@dataclass
 class _FrameEval:
     frame: Frame
     offsets: np.ndarray
@@ -243,6 +255,8 @@ class Reader:
         self.deck = self._checked(deck)
         #: baseline mode for the benchmark: a window every 2 pixels, each read on its own
         self.exhaustive = exhaustive
+        #: within one ``read`` with a deck: the forward passes already run (``_Forwards``)
+        self._memo: _Forwards | None = None
 
     def _checked(self, deck: Adapter | None) -> Adapter | None:
         """``deck`` if every correction in it was fitted on the model this reader runs;
@@ -276,23 +290,48 @@ class Reader:
         """Every window of every strip: the strips side by side in one forward pass (the
         network's windows never mix two strips: each strip starts on a STRIDE boundary and
         the columns across a seam are dropped). Returns per-window rank and suit
-        probabilities, embeddings and each strip's first window."""
-        widths = [-(-s.shape[1] // STRIDE) * STRIDE for s in strips]
-        wide = np.zeros((PATCH_H, sum(widths), 3), np.uint8)
-        x = 0
-        cols: list[np.ndarray] = []
-        starts: list[int] = []
-        n = 0
-        for s, w in zip(strips, widths, strict=True):
-            wide[:, x : x + s.shape[1]] = s
-            count = (s.shape[1] - PATCH_W) // STRIDE + 1
-            cols.append(np.arange(x // STRIDE, x // STRIDE + count))
-            starts.append(n)
-            n += count
-            x += w
-        rank, suit, feats = self.net.read_strip(wide, self.deck)
-        idx = np.concatenate(cols)
-        return rank[idx], suit[idx], feats[idx], starts
+        probabilities, embeddings and each strip's first window. Strips already run in this
+        read (``_Forwards``) are not run again."""
+        memo = self._memo.strips if self._memo is not None else {}
+        keys = [(s.shape, s.tobytes()) for s in strips] if self._memo is not None else []
+        todo = [i for i in range(len(strips)) if not keys or keys[i] not in memo]
+        raws: dict[int, np.ndarray] = {}
+        if todo:
+            widths = [-(-strips[i].shape[1] // STRIDE) * STRIDE for i in todo]
+            wide = np.zeros((PATCH_H, sum(widths), 3), np.uint8)
+            x = 0
+            for i, w in zip(todo, widths, strict=True):
+                wide[:, x : x + strips[i].shape[1]] = strips[i]
+                x += w
+            out = self.net.strip_raw(wide)
+            x = 0
+            for i, w in zip(todo, widths, strict=True):
+                count = (strips[i].shape[1] - PATCH_W) // STRIDE + 1
+                raws[i] = out[x // STRIDE : x // STRIDE + count]
+                if keys:
+                    memo[keys[i]] = raws[i]
+                x += w
+        per = [raws[i] if i in raws else memo[keys[i]] for i in range(len(strips))]
+        starts = [int(v) for v in np.cumsum([0] + [len(r) for r in per])[:-1]]
+        rank, suit, feats = self.net.split(np.concatenate(per), self.deck)
+        return rank, suit, feats, starts
+
+    def _look_raw(self, windows: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The second look's raw outputs for ``windows`` (``SecondLook.raw``); windows
+        already run in this read (``_Forwards``) are not run again."""
+        assert self.second is not None
+        if self._memo is None:
+            return self.second.raw(np.stack(windows))
+        memo = self._memo.looks
+        keys = [w.tobytes() for w in windows]
+        todo = [i for i, k in enumerate(keys) if k not in memo]
+        if todo:
+            fresh = self.second.raw(np.stack([windows[i] for i in todo]))
+            for j, i in enumerate(todo):
+                memo[keys[i]] = [(emb[j], z[j]) for emb, z in fresh]
+        outs = [memo[k] for k in keys]
+        return [(np.stack([o[m][0] for o in outs]), np.stack([o[m][1] for o in outs]))
+                for m in range(len(self.second.nets))]
 
     def _read_windows(self, strips: list[np.ndarray], offsets: list[list[int]]) -> tuple[
             np.ndarray, np.ndarray, np.ndarray, list[int]]:
@@ -341,8 +380,14 @@ class Reader:
         """Hands found; card-like regions where no index was read go to ``self.unread``."""
         self.unread: list[Blob] = []
         self.card_h: float | None = None
-        pyr = Pyramid(image)
-        blobs = find_blobs(image, self.unread)
+        if self._memo is not None and self._memo.found is not None:
+            pyr, seen, unread = self._memo.found
+            blobs, self.unread = list(seen), list(unread)
+        else:
+            pyr = Pyramid(image)
+            blobs = find_blobs(image, self.unread)
+            if self._memo is not None:
+                self._memo.found = (pyr, list(blobs), list(self.unread))
         if not blobs:
             return []
         self.card_h = card_height(blobs)
@@ -402,7 +447,7 @@ class Reader:
         if not strips:
             return
         rank, suit, _, starts = self._read_strips(strips)
-        second = self.second.read(np.stack(looks), self.deck) if self.second else None
+        second = self.second.combine(self._look_raw(looks), self.deck) if self.second else None
         per = len(LOOK_SIZES)
         for n, c in enumerate(cards):
             logs = [np.log(c.probs + 1e-6)]
@@ -464,6 +509,24 @@ class Reader:
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Every card of a table photo read, grouped into hands and seated (the module's
+        docstring shows the result)."""
+        if not self.deck:
+            return self._read(image, zones)
+        # an enrolled deck makes a card sure only where the card model alone reads the same
+        # card: a deck enrolled for another design (the table's cards changed) moves reads,
+        # and the model alone is the check on it. The model alone reads the photo from the
+        # start, finding its own cards (where the deck moved which windows read as an
+        # index, the model alone's windows there read otherwise: a dondorf deck's 3S on
+        # nicu-white, 3C alone), sharing every forward pass the two reads have in common.
+        reader = copy.copy(self)
+        reader._memo = _Forwards()
+        result = reader._read(image, zones)
+        alone = reader.with_deck(None)._read(image, zones)["cards"]
+        result["needs_confirmation"] += deck_doubts(result["cards"], alone)
+        return result
+
+    def _read(self, image: np.ndarray, zones: dict[str, Any] | None) -> dict[str, Any]:
         hands = self.find_cards(image)
         confirm: list[dict[str, Any]] = []
         hands.sort(key=lambda h: (h.centre[1], h.centre[0]))
@@ -539,12 +602,6 @@ class Reader:
                             "reason": "cards here could not be read",
                             "region": [[round(float(x), 1), round(float(y), 1)]
                                        for x, y in blob.corners]})
-        if self.deck:
-            # an enrolled deck makes a card sure only where the model alone reads the same
-            # card: a deck enrolled for another design (the table's cards changed) moves
-            # reads, and the model alone is the check on it
-            alone = self.with_deck(None).read(image, zones)["cards"]
-            confirm += deck_doubts(out_cards, alone)
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}

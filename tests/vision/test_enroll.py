@@ -187,14 +187,10 @@ def test_labels_from_a_confirmed_scan() -> None:
     assert enroll.labelled_cards(labels)[-1][0] is None
 
 
-def test_reads_a_deck_moves_are_sent_to_the_dealer(reader: Reader) -> None:
-    """A deck whose second-look correction reads suits as spades: every read it moves away
-    from what the card model alone reads goes to the dealer, naming both."""
-    from .conftest import SAMPLES
-
+def _spades_deck(reader: Reader) -> dict[str, np.ndarray]:
+    """A deck for the installed models whose second-look correction reads every suit as
+    spades."""
     assert reader.second is not None
-    truth = json.loads((SAMPLES / "scene_2.json").read_text())
-    image = cv2.imread(str(SAMPLES / "scene_2.jpg"))
     windows = np.zeros((1, LOOK_H, LOOK_W, 3), np.uint8)
     nf = reader.net.raw(np.zeros((1, 44, 26, 3), np.uint8)).shape[1] - N_RANK - N_SUIT
     deck = {"rw": np.zeros((nf, N_RANK), np.float32), "rb": np.zeros(N_RANK, np.float32),
@@ -206,6 +202,17 @@ def test_reads_a_deck_moves_are_sent_to_the_dealer(reader: Reader) -> None:
         deck |= {f"look{i}_rw": np.zeros((emb.shape[1], len(rb)), np.float32),
                  f"look{i}_rb": rb, f"look{i}_sw": np.zeros((emb.shape[1], N_SUIT), np.float32),
                  f"look{i}_sb": sb, f"look{i}_model": np.array(reader.second.digests[i])}
+    return deck
+
+
+def test_reads_a_deck_moves_are_sent_to_the_dealer(reader: Reader) -> None:
+    """A deck whose second-look correction reads suits as spades: every read it moves away
+    from what the card model alone reads goes to the dealer, naming both."""
+    from .conftest import SAMPLES
+
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    image = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    deck = _spades_deck(reader)
     plain = reader.read(image)
     skewed = reader.with_deck(deck).read(image)
     assert [c["card"] for c in skewed["cards"]] != [c["card"] for c in plain["cards"]]
@@ -237,3 +244,49 @@ def test_a_deck_of_another_design_never_makes_a_wrong_card_sure(
         scene = compose({design: load_deck(design)}, seed, seats=7)
         _, silent, _ = _match(taught.read(_photo(scene)), scene.truth()["cards"])
         assert silent == 0, design
+
+
+def test_the_check_without_the_deck_reads_again_only_what_it_must(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read with a deck also reads the photo with the card model alone (``deck_doubts``);
+    that second read runs the networks only on the strips and windows the first did not (a
+    deck's correction moves where some cards are placed), and says exactly what reading the
+    photo twice from scratch says."""
+    from dealer_assist.vision.reader import deck_doubts
+
+    from .conftest import SAMPLES
+
+    image = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    deck = _spades_deck(reader)
+    # an index-network correction too, so that some cards are placed elsewhere
+    deck["rw"] = np.random.default_rng(5).normal(0, 0.03, deck["rw"].shape).astype(np.float32)
+    taught = reader.with_deck(deck)
+    assert reader.second is not None
+    run = {"index windows": 0, "second-look windows": 0}
+    strip_raw, look_raw = reader.net.strip_raw, reader.second.raw
+
+    def counted_strip(strip: np.ndarray) -> np.ndarray:
+        out = strip_raw(strip)
+        run["index windows"] += len(out)
+        return out
+
+    def counted_look(windows: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        run["second-look windows"] += len(windows)
+        return look_raw(windows)
+
+    monkeypatch.setattr(reader.net, "strip_raw", counted_strip)
+    monkeypatch.setattr(reader.second, "raw", counted_look)
+    reader.read(image)
+    once = dict(run)
+    run.update({k: 0 for k in run})
+    got = taught.read(image)
+    twice = dict(run)
+    monkeypatch.undo()
+    for what, n in once.items():
+        assert n < twice[what] < 1.5 * n, (what, once, twice)  # from scratch: over 2x
+    expected = taught._read(image, None)
+    expected["needs_confirmation"] += deck_doubts(
+        expected["cards"], reader.read(image)["cards"])
+    assert got == expected
+    assert any(n["reason"].startswith("the table's enrolled deck reads")
+               for n in got["needs_confirmation"])
