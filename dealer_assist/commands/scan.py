@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,16 +59,19 @@ def _print_table(result: dict[str, Any]) -> None:
         console.print(f"[yellow]confirm[/]{card} {where}: {item['reason']}")
 
 
-def _table_zones(name: str, database_url: str | None) -> dict[str, Any] | None:
-    """The table's seat zones from the hand log (None: it has none); exit 2 for an unknown
-    table, 3 when the database cannot be read (as the other commands)."""
+def _table_record(name: str, database_url: str | None) -> tuple[dict[str, Any] | None,
+                                                                 str | None]:
+    """The table's seat zones from the hand log (None: it has none) and its enrolled deck
+    on record (SHA-256, or None); exit 2 for an unknown table, 3 when the database cannot
+    be read (as the other commands)."""
     from dealer_assist import services
 
     from .store import _session
 
     with _session(database_url) as session:
-        zones = services.get_table(session, name).seat_zones
-    return dict(zones) if zones else None
+        table = services.get_table(session, name)
+        zones, deck = table.seat_zones, table.deck_sha256
+    return (dict(zones) if zones else None), deck
 
 
 def register(group: click.Group) -> None:
@@ -97,23 +101,33 @@ def register(group: click.Group) -> None:
         from dealer_assist.vision.reader import DEFAULT_THRESHOLD, Reader
 
         zones = _load_zones(zones_file) if zones_file is not None else None
-        if table_name is not None and zones is None:
-            zones = _table_zones(table_name, database_url)
+        has_zones = zones is not None
+        on_record: str | None = None
+        if table_name is not None:
+            zones_on_record, on_record = _table_record(table_name, database_url)
+            zones = zones if has_zones else zones_on_record
         try:
             img = load(image)
         except ImageError as exc:
             _fail(str(exc))
         deck = None
+        notes: list[str] = []
+        data: bytes | None = None
         if deck_file is None and table_name is not None:
+            from dealer_assist.services.table_decks import deck_to_read_with
+
             from .photos import server_deck
 
-            own = server_deck(table_name)  # the table's deck, if enrolled
-            deck_file = own if own.is_file() else None
+            # the table's deck, if one is on record and the file is that one
+            own = server_deck(table_name)
+            data, note = deck_to_read_with(own, on_record)
+            notes += [note] if note else []
+            deck_file = own if data is not None else None
         if deck_file is not None:
             from dealer_assist.vision.enroll import load as load_deck_file
 
             try:
-                deck = load_deck_file(deck_file)
+                deck = load_deck_file(deck_file, data)
             except (OSError, ValueError) as exc:
                 _fail(f"cannot load enrolled deck {deck_file}: {exc}")
         try:
@@ -125,10 +139,9 @@ def register(group: click.Group) -> None:
             _fail(f"cannot use enrolled deck {deck_file}: {exc}")
         result = reader.read(img, zones)
         if table_name is not None and zones is None:
-            result["needs_confirmation"].append(
-                {"hand": None, "seat": None, "card": None,
-                 "reason": f"table {table_name!r} has no seat zones drawn; seats follow the "
-                           "arc"})
+            notes.append(f"table {table_name!r} has no seat zones drawn; seats follow the arc")
+        result["needs_confirmation"] += [{"hand": None, "seat": None, "card": None,
+                                          "reason": n} for n in notes]
         if as_json:
             click.echo(json.dumps(result))
         else:
@@ -186,9 +199,12 @@ def register(group: click.Group) -> None:
 
         Every scanned round logged at the table that stands (not voided, corrected or a
         misdeal) and whose photo is kept is read again; its reads are labelled with the
-        cards the dealer confirmed at each seat. Without OUT the deck goes where the server
-        reads it (DECK_DIR of the instance config.py, else decks/ in the instance), and
-        every scan at the table, on the dealer screen or `scan --table`, reads with it.
+        cards the dealer confirmed at each seat. Without OUT the deck goes on record in the
+        hand log (a deck.enrolled event on the table's chain, naming the rounds it was
+        learnt from) and where the server reads it (DECK_DIR of the instance config.py,
+        else decks/ in the instance), and every scan at the table, on the dealer screen or
+        `scan --table`, reads with it. With OUT it is only written there (`vision deck
+        install` puts it on record later).
         """
         from rich.console import Console
         from rich.progress import track
@@ -199,7 +215,8 @@ def register(group: click.Group) -> None:
         from dealer_assist.vision.loading import ImageError, load
         from dealer_assist.vision.reader import Reader
 
-        from .photos import _store, server_deck
+        from .decks import install_deck
+        from .photos import _store
 
         with _session(database_url) as session:
             found = confirmed_scans(session, _store(folder), table_name, last=last)
@@ -213,6 +230,7 @@ def register(group: click.Group) -> None:
         except FileNotFoundError as exc:
             _fail(f"no card model installed: {exc}")
         counts = {"rounds": 0, "confirmed": 0, "labelled": 0}
+        serials: list[int] = []
 
         def labelled() -> Iterator[tuple[Any, dict[str, Any]]]:
             for scan in track(found.scans, description="reading the scanned rounds' photos",
@@ -224,6 +242,7 @@ def register(group: click.Group) -> None:
                     continue
                 labels = confirmed_labels(reader.read(image, found.zones), scan.cards)
                 counts["rounds"] += 1
+                serials.append(scan.serial)
                 counts["confirmed"] += sum(len(c) for c in scan.cards.values())
                 counts["labelled"] += sum(c["card"] is not None for c in labels["cards"])
                 yield image, labels
@@ -231,9 +250,18 @@ def register(group: click.Group) -> None:
         deck = fit_deck(reader, labelled())
         if not deck:
             _fail(f"table {found.table}: no confirmed card was found in the photos{left_out}")
-        target = out if out is not None else server_deck(found.table)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target = save(deck, target)
+        if out is not None:
+            target = save(deck, out)
+        else:  # on record, then where the server reads it
+            with tempfile.TemporaryDirectory() as tmp:
+                data = save(deck, Path(tmp) / "deck.npz").read_bytes()
+            target, _ = install_deck(data, found.table, database_url, {
+                "source": "scans", "rounds": sorted(serials),
+                "cards_confirmed": counts["confirmed"], "cards_labelled": counts["labelled"]})
         click.echo(f"enrolled table {found.table}'s deck from {counts['rounds']} scanned rounds "
                    f"({counts['labelled']} of their {counts['confirmed']} confirmed cards found "
                    f"in the photos) into {target}{left_out}")
+
+    from .decks import register as register_decks
+
+    register_decks(vision)

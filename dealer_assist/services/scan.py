@@ -164,15 +164,17 @@ def deck_file(folder: str | os.PathLike[str], table: str) -> Path:
 def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
                threshold: float | None = None,
                wait_seconds: float = WAIT_SECONDS,
-               deck: Path | None = None) -> dict[str, Any]:
+               deck: Path | None = None, deck_on_record: str | None = None) -> dict[str, Any]:
     """Read the cards of a checked photo; the ``scan --json`` result plus ``photo_sha256``,
     ``threshold`` and ``image`` (its size). ``deck``: the table's enrolled deck file, read
-    with when it is there and fits the installed card model (else the photo is read
-    without it and a note says why); ``deck_sha256`` names the file read with, or is
-    None."""
+    with when it is the table's deck on record (``deck_on_record``, its SHA-256; see
+    ``table_decks``) and fits the installed card model (else the photo is read without it
+    and a note says why); ``deck_sha256`` names the file read with, or is None."""
     from dealer_assist.vision.enroll import load as load_deck
     from dealer_assist.vision.loading import ImageError, decode
     from dealer_assist.vision.reader import DEFAULT_THRESHOLD
+
+    from .table_decks import deck_to_read_with
 
     used = DEFAULT_THRESHOLD if threshold is None else float(threshold)
     if not _lock.acquire(timeout=wait_seconds):
@@ -181,12 +183,13 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
     deck_sha: str | None = None
     try:
         reader = _reader(used)
-        if deck is not None and deck.is_file():
+        data, note = deck_to_read_with(deck, deck_on_record)
+        notes += [note] if note else []
+        if deck is not None and data is not None:
             try:
-                data = deck.read_bytes()
                 reader = reader.with_deck(load_deck(deck.name, data))  # no server path shown
                 deck_sha = hashlib.sha256(data).hexdigest()
-            except (OSError, ValueError) as exc:
+            except ValueError as exc:
                 notes.append(f"the table's enrolled deck {deck.name} was not used ({exc}); "
                              "enroll the table's deck again")
         try:

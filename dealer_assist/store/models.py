@@ -144,6 +144,11 @@ class GamingTable(Base):
     large_payout_threshold: Mapped[int | None] = mapped_column(Money)
     #: Chip values (minor units) the dealer pays with here; None: the app's defaults.
     chip_denominations: Mapped[list[int] | None] = mapped_column(sa.JSON)
+    #: SHA-256 of the enrolled deck file scans at this table read with (``vision
+    #: enroll-table``, ``vision deck install``); each change is a ``deck.enrolled`` or
+    #: ``deck.removed`` event on the table's chain. A deck file that is not this one is not
+    #: used. None: no deck.
+    deck_sha256: Mapped[str | None] = mapped_column(sa.String(64))
 
     ruleset_version: Mapped[RuleSetVersion] = relationship(lazy="joined")
 

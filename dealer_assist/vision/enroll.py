@@ -252,7 +252,9 @@ def load(path: str | Path, data: bytes | None = None) -> dict[str, np.ndarray]:
     what = f"{path}: not an enrolled deck (expected arrays rw, rb, sw, sb)"
     if data is None:
         data = Path(path).read_bytes()
-    if not data.startswith(b"PK"):  # an .npz is a zip file (else np.load would unpickle)
+    # an .npz is a zip file; np.load reads anything else as a pickle (refused, but with a
+    # message about pickles)
+    if not data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         raise ValueError(what)
     try:
         with np.load(io.BytesIO(data)) as npz:

@@ -112,6 +112,8 @@ class TableInfo:
     large_payout_threshold: int | None = None
     #: The camera's seat zones (``{"1": [[x, y], ...], ..., "dealer": [...]}``), if drawn.
     seat_zones: Mapping[str, Any] | None = field(default=None, compare=False)
+    #: SHA-256 of the enrolled deck on record for the table's scans (``table_decks``).
+    deck_sha256: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,8 +211,9 @@ SCHEMAS: dict[str, Any] = {
                           "description": "cards under this confidence need confirmation"},
             "photo_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
             "deck_sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$",
-                            "description": "the table's enrolled deck the photo was read "
-                                           "with (`vision enroll-table`), or null"},
+                            "description": "the table's enrolled deck on record the photo "
+                                           "was read with (`vision enroll-table`, `vision "
+                                           "deck install`), or null"},
             "table": {"type": "string"}},
     },
     "Shift": {

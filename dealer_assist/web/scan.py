@@ -112,7 +112,7 @@ def scan_response(table: TableInfo) -> Response:
         result = scan_service.scan_photo(
             photo, zones, threshold=current_app.config.get("SCAN_THRESHOLD"),
             wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait),
-            deck=deck)
+            deck=deck, deck_on_record=table.deck_sha256)
     except service_errors.ServiceError as exc:
         raise _refused(exc, "photo") from None
     if note is not None:

@@ -159,7 +159,7 @@ class ServicesBackend:
         return TableInfo(name=table.name, seats=table.seats, rules=rules, rules_label=label,
                          denominations=chips,
                          large_payout_threshold=threshold if own is None else own,
-                         seat_zones=table.seat_zones)
+                         seat_zones=table.seat_zones, deck_sha256=table.deck_sha256)
 
     def tables(self) -> list[TableInfo]:
         def run(s: orm.Session) -> list[TableInfo]:

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.test_scan import check_honest, set_zones
+from tests.web.test_scan import check_honest, record_deck, set_zones
 
 from .conftest import ARGS, CHROMIUM, LiveServer, shot, sign_in, tablet_tab
 
@@ -311,8 +311,8 @@ def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: Liv
 
 
 def test_a_table_with_an_enrolled_deck(page: Any, live_server: LiveServer) -> None:
-    """A deck enrolled for the table (where `vision enroll-table` leaves it) reads the
-    photo, and the scan summary says so."""
+    """A deck enrolled for the table (on record, where `vision enroll-table` leaves it)
+    reads the photo, and the scan summary says so."""
     from dealer_assist.services.scan import deck_file
     from dealer_assist.vision import enroll
     from dealer_assist.vision.loading import load
@@ -325,6 +325,7 @@ def test_a_table_with_an_enrolled_deck(page: Any, live_server: LiveServer) -> No
     # enrolled from another photo of the same deck design (tigullio-international)
     enroll.save(enroll.enroll(Reader(), [(load(SAMPLES / "scene_3.jpg"), json.loads(
         (SAMPLES / "scene_3.json").read_text()))]), path)
+    record_deck(live_server.floor, path)  # on record, as `vision enroll-table` leaves it
     open_shift_by_api(live_server)
     sign_in(page, live_server, "dana")
     page.goto(live_server.url + "/dealer/TCP-1")

@@ -128,3 +128,103 @@ def test_without_out_the_deck_goes_where_the_server_reads_it(
     assert by_table.output == by_file.output
     cards = [c["confidence"] for c in json.loads(by_table.output)["cards"]]
     assert cards != [c["confidence"] for c in json.loads(plain.output)["cards"]]
+
+
+def test_a_tables_deck_is_on_record(floor: Floor, tmp_path: Path,
+                                    scans: tuple[list[Scene], PhotoStore],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enrolling into the server's place puts the deck on record: the table names its
+    SHA-256 and the table's chain has a deck.enrolled event saying who and from which
+    rounds. A deck file put there by hand is not read with until `vision deck install`
+    records it; `vision deck remove` records the removal and takes the file away. The log
+    still verifies."""
+    import hashlib
+
+    import sqlalchemy as sa
+
+    from dealer_assist.store.models import AuditEvent, table_chain
+
+    scenes, store = scans
+    instance = tmp_path / "instance"
+    monkeypatch.setenv("DEALER_ASSIST_INSTANCE", str(instance))
+    db = ["--database-url", floor.url]
+    res = CliRunner().invoke(main, ["vision", "enroll-table", "--table", "T2",
+                                    "--photos", str(store.root), *db])
+    assert res.exit_code == 0, res.output
+    deck = instance / "decks" / "T2.npz"
+    enrolled = hashlib.sha256(deck.read_bytes()).hexdigest()
+
+    def record() -> tuple[str | None, list[tuple[str, str, dict[str, Any]]]]:
+        with floor.session() as session:
+            table = services.get_table(session, "T2")
+            events = session.execute(
+                sa.select(AuditEvent.action, AuditEvent.actor, AuditEvent.payload)
+                .where(AuditEvent.chain == table_chain(table.id),
+                       AuditEvent.action.like("deck.%")).order_by(AuditEvent.seq)).all()
+            return table.deck_sha256, [(a, who, json.loads(p)) for a, who, p in events]
+
+    on_record, events = record()
+    assert on_record == enrolled
+    [(action, actor, payload)] = events
+    assert action == "deck.enrolled" and actor.startswith("system:")
+    assert payload["deck_sha256"] == enrolled and payload["replaces"] is None
+    assert payload["source"] == "scans" and payload["rounds"] == [1, 4]
+    assert payload["cards_confirmed"] == 48
+
+    photo = tmp_path / "p.jpg"
+    photo.write_bytes(scenes[3].jpeg)
+
+    def scan() -> dict[str, Any]:
+        out = CliRunner().invoke(main, ["scan", str(photo), "--json", "--table", "T2", *db])
+        assert out.exit_code == 0, out.output
+        result: dict[str, Any] = json.loads(out.output)
+        return result
+
+    with_deck = scan()
+    # another deck copied over the table's by hand is not read with
+    other = tmp_path / "other.npz"
+    res = CliRunner().invoke(main, ["vision", "enroll-table", str(other), "--table", "T2",
+                                    "--last", "1", "--photos", str(store.root), *db])
+    assert res.exit_code == 0, res.output
+    shutil.copyfile(other, deck)
+    copied = scan()
+    assert any("the deck file T2.npz is not the table's deck on record" in n["reason"]
+               for n in copied["needs_confirmation"]), copied["needs_confirmation"]
+    plain = CliRunner().invoke(main, ["scan", str(photo), "--json", *db])
+    assert copied["cards"] == json.loads(plain.output)["cards"]
+    assert record()[0] == enrolled  # writing OUT records nothing
+    # until it is installed
+    res = CliRunner().invoke(main, ["vision", "deck", "install", str(other), "--table", "T2",
+                                    *db])
+    assert res.exit_code == 0, res.output
+    installed = hashlib.sha256(other.read_bytes()).hexdigest()
+    assert record()[0] == installed and deck.read_bytes() == other.read_bytes()
+    assert record()[1][-1][2] | {"deck_sha256": None} == {
+        "source": "file", "file": "other.npz", "deck_sha256": None, "replaces": enrolled}
+    now = scan()
+    assert not any("deck" in n["reason"] for n in now["needs_confirmation"] if not n["card"])
+    assert now["cards"] != with_deck["cards"] or now != copied
+    # not a deck, or one for another card model: refused, nothing recorded
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"PK not really")
+    res = CliRunner().invoke(main, ["vision", "deck", "install", str(bad), "--table", "T2", *db])
+    assert res.exit_code == 2 and "not an enrolled deck" in res.output, res.output
+    stale = {**enroll.load(other), "model": np.array("0" * 64)}
+    enroll.save(stale, bad)
+    res = CliRunner().invoke(main, ["vision", "deck", "install", str(bad), "--table", "T2", *db])
+    assert res.exit_code == 2 and "another card model" in res.output, res.output
+    res = CliRunner().invoke(main, ["vision", "deck", "install", str(other), "--table", "T9",
+                                    *db])
+    assert res.exit_code == 2 and "no table named 'T9'" in res.output, res.output
+    assert record()[0] == installed and len(record()[1]) == 2
+    # removed: on record, the file gone, and removing again is refused
+    res = CliRunner().invoke(main, ["vision", "deck", "remove", "--table", "T2", *db])
+    assert res.exit_code == 0 and not deck.exists(), res.output
+    on_record, events = record()
+    assert on_record is None and events[-1][0] == "deck.removed"
+    assert events[-1][2] == {"deck_sha256": None, "replaces": installed}
+    res = CliRunner().invoke(main, ["vision", "deck", "remove", "--table", "T2", *db])
+    assert res.exit_code == 2 and "has no enrolled deck on record" in res.output, res.output
+    assert not any("deck" in n["reason"] for n in scan()["needs_confirmation"] if not n["card"])
+    with floor.session() as session:
+        assert services.verify_log(session).ok

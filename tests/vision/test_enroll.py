@@ -59,6 +59,9 @@ def test_adapter_file_round_trip(tmp_path: Path) -> None:
     np.savez(tmp_path / "wrong.npz", **wrong)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="another model"):
         enroll.load(tmp_path / "wrong.npz")
+    for junk in (b"", b"PK not a zip", b"\x80\x04K\x01.", b"PK\x03\x04 cut short"):
+        with pytest.raises(ValueError, match="not an enrolled deck"):  # never unpickled
+            enroll.load("junk.npz", junk)
 
 
 def test_a_deck_enrolled_for_another_model_is_refused(reader: Reader, tmp_path: Path) -> None:

@@ -268,6 +268,24 @@ def test_administration(store_auth: Auth, floor: Floor) -> None:
             "token.created", "token.revoked"} <= actions
 
 
+def test_the_tables_page_shows_each_tables_scan_deck(store_auth: Auth, floor: Floor) -> None:
+    """The enrolled deck on record for a table's scans, by the start of its SHA-256."""
+    from dealer_assist.services.table_decks import set_table_deck
+
+    engine = db.make_engine(floor.url)
+    try:
+        with db.session_factory(engine)() as session:
+            set_table_deck(session, "TCP-1", "ab12" * 16)
+    finally:
+        engine.dispose()
+    store_auth.as_role("admin")
+    page = store_auth.client.get("/admin/tables").text
+    row = re.search(r'data-testid="deck-TCP-1".*?</td>', page, re.S)
+    assert row and ">ab12ab12ab12<" in row.group(0) and "ab12" * 16 in row.group(0)
+    other = re.search(r'data-testid="deck-TCP-2".*?</td>', page, re.S)
+    assert other and "none" in other.group(0)
+
+
 @pytest.mark.parametrize("role", ["dealer", "auditor", "supervisor"])
 def test_admin_pages_refused(store_auth: Auth, role: str) -> None:
     store_auth.as_role(role)

@@ -73,6 +73,20 @@ def set_zones(floor: Floor, zones: dict[str, Any] | None, table: str = "TCP-1") 
         engine.dispose()
 
 
+def record_deck(floor: Floor, path: Path, table: str = "TCP-1") -> None:
+    """Put the deck file at ``path`` on record for ``table`` (as `vision enroll-table` and
+    `vision deck install` do)."""
+    from dealer_assist.services.table_decks import set_table_deck
+    from dealer_assist.store import db
+
+    engine = db.make_engine(floor.url)
+    try:
+        with db.session_factory(engine)() as session:
+            set_table_deck(session, table, hashlib.sha256(path.read_bytes()).hexdigest())
+    finally:
+        engine.dispose()
+
+
 @pytest.fixture
 def zoned(floor: Floor) -> Floor:
     """TCP-1 with the seat zones drawn for the sample photo (as an admin would)."""
@@ -504,13 +518,20 @@ def test_photos_commands_find_the_folder_the_server_uses(floor: Floor, tmp_path:
 
 def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: FlaskClient,
                                               zoned: Floor, tmp_path: Path) -> None:
-    """A deck enrolled for the table (in the instance's decks/, as `vision enroll-table`
-    leaves it) is read with and named by its SHA-256; one fitted on another card model is
-    not used, and the dealer is told why; other tables read without it."""
+    """The table's deck on record, in the instance's decks/ (as `vision enroll-table` leaves
+    it), is read with and named by its SHA-256. A deck file not on record, or not the one
+    on record, or fitted on another card model, is not used, and the dealer is told why;
+    other tables read without it."""
     from dealer_assist.services.scan import deck_file
     from dealer_assist.vision import enroll
     from dealer_assist.vision.loading import load
     from dealer_assist.vision.reader import Reader
+    from dealer_assist.web.backend import get_backend
+
+    get_backend(store_app).table_cache_seconds = 0  # type: ignore[attr-defined]
+
+    def notes(res: dict[str, Any]) -> list[str]:
+        return [n["reason"] for n in res["needs_confirmation"] if n["card"] is None]
 
     data = SCENE.read_bytes()
     plain = scan(store_client, zoned, data).json
@@ -520,9 +541,15 @@ def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: Fl
     path = deck_file(Path(store_app.instance_path) / "decks", "TCP-1")
     path.parent.mkdir()
     assert enroll.save(deck, path) == path
+    copied_in = scan(store_client, zoned, data).json  # a file not on record
+    assert copied_in["deck_sha256"] is None and copied_in["cards"] == plain["cards"]
+    assert any("the deck file TCP-1.npz is not on record for this table" in n
+               for n in notes(copied_in)), notes(copied_in)
+    record_deck(zoned, path)
     read = scan(store_client, zoned, data)
     assert read.status_code == 200, read.text[:300]
     assert read.json["deck_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert not any("deck" in n for n in notes(read.json))
     # read with the deck, as the command line reads it with --deck
     from dealer_assist.cli import main
 
@@ -532,15 +559,23 @@ def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: Fl
     assert read.json["cards"] == json.loads(cli.output)["cards"]
     check_honest(read.json, TRUTH)
     enroll.save({**deck, "look1_model": np.array("0" * 64)}, path)
+    swapped = scan(store_client, zoned, data).json  # the file changed, the record did not
+    assert swapped["deck_sha256"] is None and swapped["cards"] == plain["cards"]
+    assert any("the deck file TCP-1.npz is not the table's deck on record" in n
+               for n in notes(swapped)), notes(swapped)
+    record_deck(zoned, path)
     stale = scan(store_client, zoned, data)
     assert stale.status_code == 200 and stale.json["deck_sha256"] is None
     assert stale.json["cards"] == plain["cards"]
-    notes = [n["reason"] for n in stale.json["needs_confirmation"]]
     assert any("enrolled deck TCP-1.npz was not used" in n and "enroll the table's deck again"
-               in n for n in notes), notes
+               in n for n in notes(stale.json)), notes(stale.json)
     path.write_bytes(b"not a deck")
+    record_deck(zoned, path)
     broken = scan(store_client, zoned, data)
     assert broken.status_code == 200 and broken.json["deck_sha256"] is None
-    assert any("TCP-1.npz: not an enrolled deck" in n["reason"]
-               for n in broken.json["needs_confirmation"])
+    assert any("TCP-1.npz: not an enrolled deck" in n for n in notes(broken.json))
     assert str(store_app.instance_path) not in broken.text  # no server path for the dealer
+    path.unlink()
+    gone = scan(store_client, zoned, data).json
+    assert any("the table's enrolled deck TCP-1.npz" in n and "is not on the server" in n
+               for n in notes(gone)), notes(gone)

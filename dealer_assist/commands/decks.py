@@ -1,0 +1,89 @@
+"""``dealer-assist vision deck install|remove``: the enrolled deck a table's scans read with.
+
+A table's deck is on record (``services.table_decks``): the file goes where the server reads
+it only after the database has recorded it, so the server never reads with a deck that is
+not on record. Exit codes: 0 done, 2 bad input, 3 the database is unreachable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .store import _session, database_option
+
+
+def _fail(message: str) -> None:
+    click.echo(f"vision deck: {message}", err=True)
+    raise SystemExit(2)
+
+
+def install_deck(data: bytes, table: str, database_url: str | None,
+                 detail: dict[str, Any]) -> tuple[Path, str]:
+    """Put a deck file's bytes on record for ``table`` and where the server reads it
+    (``photos.server_deck``): written beside it first, recorded, then moved into place (a
+    failed record leaves the server's deck as it was). Returns the file and its SHA-256."""
+    from dealer_assist.services.table_decks import set_table_deck
+
+    from .photos import server_deck
+
+    target = server_deck(table)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staged = target.with_name(f".new-{target.name}")
+    staged.write_bytes(data)
+    sha = hashlib.sha256(data).hexdigest()
+    try:
+        with _session(database_url) as session:
+            set_table_deck(session, table, sha, detail=detail)
+        os.replace(staged, target)
+    finally:
+        staged.unlink(missing_ok=True)
+    return target, sha
+
+
+def register(vision: click.Group) -> None:
+    @vision.group()
+    def deck() -> None:
+        """The enrolled deck a table's scans read with (on record in the hand log)."""
+
+    @deck.command()
+    @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+    @click.option("--table", "table_name", required=True, help="The table to read with it.")
+    @database_option
+    def install(file: Path, table_name: str, database_url: str | None) -> None:
+        """Read every scan at a table with the deck FILE (.npz from `vision enroll`).
+
+        The deck goes on record (a deck.enrolled event on the table's chain, naming its
+        SHA-256) and where the server reads it. A deck enrolled with another card model
+        than the one installed is refused."""
+        from dealer_assist.vision.enroll import load
+        from dealer_assist.vision.reader import Reader
+
+        try:
+            data = file.read_bytes()
+            Reader(deck=load(file.name, data))  # refused if fitted on another card model
+        except FileNotFoundError as exc:
+            _fail(f"{file}: {exc.strerror}" if exc.filename else f"no card model installed: {exc}")
+        except (OSError, ValueError) as exc:
+            _fail(str(exc))
+        target, sha = install_deck(data, table_name, database_url,
+                                   {"source": "file", "file": file.name})
+        click.echo(f"table {table_name} reads with the deck {sha[:12]}... ({target})")
+
+    @deck.command()
+    @click.option("--table", "table_name", required=True, help="The table.")
+    @database_option
+    def remove(table_name: str, database_url: str | None) -> None:
+        """Stop reading a table's scans with its enrolled deck (recorded: deck.removed)."""
+        from dealer_assist.services.table_decks import set_table_deck
+
+        from .photos import server_deck
+
+        with _session(database_url) as session:
+            set_table_deck(session, table_name, None)
+        server_deck(table_name).unlink(missing_ok=True)
+        click.echo(f"table {table_name} reads without an enrolled deck")

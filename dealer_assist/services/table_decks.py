@@ -1,0 +1,86 @@
+"""The enrolled deck each table's scans read with, on record.
+
+A table's deck (``dealer-assist vision enroll-table``, ``vision deck install``) changes how
+every scan at the table is read, so it is on record like the table's rules: the table row
+names the deck file by its SHA-256, and each change is an event on the table's own chain
+(``deck.enrolled``, with what the deck was learnt from, or ``deck.removed``). A scan reads
+with the deck file only when it is the one on record (:func:`deck_to_read_with`): a file
+copied in by hand, or changed, is not used, and the dealer is told.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import orm
+
+from dealer_assist.store.audit import append_event, lock_head
+from dealer_assist.store.models import GamingTable, table_chain
+
+from ._base import UserRef, actor_name, find_table, write
+from .errors import Conflict, InvalidInput
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def set_table_deck(session: orm.Session, table: str, deck_sha256: str | None, *,
+                   actor: UserRef | None = None,
+                   detail: Mapping[str, Any] | None = None) -> GamingTable:
+    """Put a deck on record for ``table`` (by its file's SHA-256), or none (None); one
+    event on the table's chain, with ``detail`` (what the deck was learnt from) in its
+    payload. Removing a deck from a table that has none is refused (Conflict)."""
+    if deck_sha256 is not None and not _SHA256.fullmatch(deck_sha256):
+        raise InvalidInput("a deck's SHA-256 is 64 lowercase hex digits")
+    with write(session):
+        who = actor_name(session, actor, "admin", doing="change a table's enrolled deck")
+        info = find_table(session, table)
+        head = lock_head(session, table_chain(info.id))
+        if deck_sha256 is None and info.deck_sha256 is None:
+            raise Conflict(f"table {info.name} has no enrolled deck on record")
+        payload = {**(detail or {}), "deck_sha256": deck_sha256,
+                   "replaces": info.deck_sha256}
+        info.deck_sha256 = deck_sha256
+        session.flush()
+        append_event(session, chain=table_chain(info.id), actor=who,
+                     action="deck.enrolled" if deck_sha256 else "deck.removed",
+                     table_id=info.id, digest=deck_sha256, payload=payload, head=head)
+    return info
+
+
+def deck_to_read_with(path: Path | None, on_record: str | None) -> tuple[bytes | None,
+                                                                          str | None]:
+    """The bytes of a table's deck file (at ``path``) when it is the deck on record for the
+    table (``on_record``, its SHA-256); otherwise None and, when there is something to
+    say, a note for the dealer naming the file (not the server's path).
+
+    >>> deck_to_read_with(None, None)
+    (None, None)
+    >>> deck_to_read_with(Path("/nowhere/T1.npz"), "ab" * 32)[1]
+    "the table's enrolled deck T1.npz (abababababab... on record) is not on the server; read without it"
+    """
+    if path is None or not path.is_file():
+        if on_record is None:
+            return None, None
+        name = path.name if path is not None else "file"
+        return None, (f"the table's enrolled deck {name} ({on_record[:12]}... on record) is "
+                      "not on the server; read without it")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"the table's enrolled deck {path.name} cannot be read ({exc.strerror})"
+    if on_record is None:
+        return None, (f"the deck file {path.name} is not on record for this table, so it was "
+                      "not used (`dealer-assist vision deck install` puts a deck on record)")
+    found = hashlib.sha256(data).hexdigest()
+    if found != on_record:
+        return None, (f"the deck file {path.name} is not the table's deck on record "
+                      f"({found[:12]}... found, {on_record[:12]}... on record), so it was not "
+                      "used; enroll the table's deck again")
+    return data, None
+
+
+__all__ = ["deck_to_read_with", "set_table_deck"]
