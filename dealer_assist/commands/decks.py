@@ -1,4 +1,4 @@
-"""``dealer-assist vision deck install|remove``: the enrolled deck a table's scans read with.
+"""``dealer-assist vision deck install|list|remove``: the enrolled deck a table's scans read with.
 
 A table's deck is on record (``services.table_decks``): the file goes where the server reads
 it only after the database has recorded it, so the server never reads with a deck that is
@@ -45,6 +45,17 @@ def install_deck(data: bytes, table: str, database_url: str | None,
     return target, sha
 
 
+def _file_state(path: Path, on_record: str | None) -> str:
+    """The server's deck file for a table, against the deck on record: "read with" (the
+    file is that deck), "missing", "differs (SHA-256...)", "not on record" or "none"."""
+    if not path.is_file():
+        return "missing" if on_record else "none"
+    found = hashlib.sha256(path.read_bytes()).hexdigest()
+    if found == on_record:
+        return "read with"
+    return f"differs ({found[:12]}...)" if on_record else "not on record"
+
+
 def register(vision: click.Group) -> None:
     @vision.group()
     def deck() -> None:
@@ -73,6 +84,34 @@ def register(vision: click.Group) -> None:
         target, sha = install_deck(data, table_name, database_url,
                                    {"source": "file", "file": file.name})
         click.echo(f"table {table_name} reads with the deck {sha[:12]}... ({target})")
+
+    @deck.command("list")
+    @click.option("--table", "table_name", help="Only this table.")
+    @database_option
+    def list_decks(table_name: str | None, database_url: str | None) -> None:
+        """Each table's enrolled deck on record, its last change, and whether the server's
+        file is that deck (a scan reads with it only then)."""
+        from rich.console import Console
+        from rich.table import Table
+
+        from dealer_assist.services.table_decks import deck_records
+
+        from .photos import server_deck
+
+        with _session(database_url) as session:
+            records = deck_records(session, table_name)
+        table = Table(title="Enrolled decks on record")
+        for column in ("table", "deck", "since", "by", "learnt from", "server file"):
+            table.add_column(column)
+        for r in records:
+            detail = r.detail
+            source = (f"{len(detail.get('rounds', []))} scanned rounds"
+                      if detail.get("source") == "scans" else str(detail.get("file", "")))
+            state = _file_state(server_deck(r.table), r.deck_sha256)
+            table.add_row(r.table, r.deck_sha256[:12] if r.deck_sha256 else "none",
+                          r.changed_at.strftime("%Y-%m-%d %H:%M UTC") if r.changed_at else "",
+                          r.changed_by or "", source if r.deck_sha256 else "", state)
+        Console(width=160).print(table)
 
     @deck.command()
     @click.option("--table", "table_name", required=True, help="The table.")

@@ -11,17 +11,21 @@ copied in by hand, or changed, is not used, and the dealer is told.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import orm
 
 from dealer_assist.store.audit import append_event, lock_head
-from dealer_assist.store.models import GamingTable, table_chain
+from dealer_assist.store.models import AuditEvent, GamingTable, table_chain
 
-from ._base import UserRef, actor_name, find_table, write
+from ._base import UserRef, actor_name, find_table, read, write
 from .errors import Conflict, InvalidInput
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -49,6 +53,37 @@ def set_table_deck(session: orm.Session, table: str, deck_sha256: str | None, *,
                      action="deck.enrolled" if deck_sha256 else "deck.removed",
                      table_id=info.id, digest=deck_sha256, payload=payload, head=head)
     return info
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRecord:
+    """A table's enrolled deck as on record: the deck (None: none) and the last change."""
+
+    table: str
+    deck_sha256: str | None
+    #: the last deck.enrolled / deck.removed event: when, by whom, its payload
+    changed_at: datetime | None = None
+    changed_by: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+def deck_records(session: orm.Session, table: str | None = None) -> list[DeckRecord]:
+    """Every active table's enrolled deck on record (or ``table``'s), with its last
+    change."""
+    with read(session):
+        tables = [find_table(session, table)] if table is not None else list(
+            session.scalars(sa.select(GamingTable).where(GamingTable.active.is_(True))
+                            .order_by(GamingTable.name)))
+        out = []
+        for info in tables:
+            last = session.execute(
+                sa.select(AuditEvent.at, AuditEvent.actor, AuditEvent.payload)
+                .where(AuditEvent.chain == table_chain(info.id),
+                       AuditEvent.action.in_(("deck.enrolled", "deck.removed")))
+                .order_by(AuditEvent.seq.desc()).limit(1)).first()
+            out.append(DeckRecord(info.name, info.deck_sha256, *(
+                (last.at, last.actor, json.loads(last.payload)) if last else ())))
+    return out
 
 
 def deck_to_read_with(path: Path | None, on_record: str | None) -> tuple[bytes | None,
@@ -83,4 +118,4 @@ def deck_to_read_with(path: Path | None, on_record: str | None) -> tuple[bytes |
     return data, None
 
 
-__all__ = ["deck_to_read_with", "set_table_deck"]
+__all__ = ["DeckRecord", "deck_records", "deck_to_read_with", "set_table_deck"]

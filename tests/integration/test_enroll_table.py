@@ -181,6 +181,11 @@ def test_a_tables_deck_is_on_record(floor: Floor, tmp_path: Path,
         return result
 
     with_deck = scan()
+    listed = CliRunner().invoke(main, ["vision", "deck", "list", *db])
+    assert listed.exit_code == 0, listed.output
+    row = next(line for line in listed.output.splitlines() if " T2 " in line)
+    assert enrolled[:12] in row and "2 scanned rounds" in row and "read with" in row, row
+    assert "system:" in row
     # another deck copied over the table's by hand is not read with
     other = tmp_path / "other.npz"
     res = CliRunner().invoke(main, ["vision", "enroll-table", str(other), "--table", "T2",
@@ -188,6 +193,8 @@ def test_a_tables_deck_is_on_record(floor: Floor, tmp_path: Path,
     assert res.exit_code == 0, res.output
     shutil.copyfile(other, deck)
     copied = scan()
+    listed = CliRunner().invoke(main, ["vision", "deck", "list", "--table", "T2", *db])
+    assert "differs (" in listed.output, listed.output
     assert any("the deck file T2.npz is not the table's deck on record" in n["reason"]
                for n in copied["needs_confirmation"]), copied["needs_confirmation"]
     plain = CliRunner().invoke(main, ["scan", str(photo), "--json", *db])
@@ -225,6 +232,9 @@ def test_a_tables_deck_is_on_record(floor: Floor, tmp_path: Path,
     assert events[-1][2] == {"deck_sha256": None, "replaces": installed}
     res = CliRunner().invoke(main, ["vision", "deck", "remove", "--table", "T2", *db])
     assert res.exit_code == 2 and "has no enrolled deck on record" in res.output, res.output
+    listed = CliRunner().invoke(main, ["vision", "deck", "list", "--table", "T2", *db])
+    row = next(line for line in listed.output.splitlines() if " T2 " in line)
+    assert " none " in row and installed[:12] not in row, row
     assert not any("deck" in n["reason"] for n in scan()["needs_confirmation"] if not n["card"])
     with floor.session() as session:
         assert services.verify_log(session).ok
