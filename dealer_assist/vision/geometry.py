@@ -205,10 +205,19 @@ def blob_sides(blob: Blob) -> tuple[float, float]:
     return min(a, b), max(a, b)
 
 
+#: A region longer than its short side by more than this is not taken for one hand when
+#: the card height is measured (``card_height``).
+HAND_RATIO = 1.6
+
+
 def card_height(blobs: list[Blob]) -> float | None:
     """The card height in the photo, from the hands spread wider than tall (their short
-    side is a card's height); None when no blob tells."""
-    fans = [lo for lo, hi in map(blob_sides, blobs) if hi > 1.12 * lo]
+    side is a card's height); None when no blob tells. Regions longer than HAND_RATIO times
+    their short side count only when no other does: they are rows of touching hands, and
+    a row that follows the table's arc is wider than a card is high."""
+    sides = list(map(blob_sides, blobs))
+    fans = [lo for lo, hi in sides if 1.12 * lo < hi <= HAND_RATIO * lo] if HAND_RATIO else []
+    fans = fans or [lo for lo, hi in sides if hi > 1.12 * lo]
     return float(np.median(fans)) if fans else None
 
 
@@ -230,6 +239,8 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
         cuts += bool(parts)
         if parts:
             todo += parts
+            if HAND_RATIO:  # the rows cut apart may now show single hands
+                card_h = card_height(out + todo) or card_h
         else:
             out.append(blob)
     return out

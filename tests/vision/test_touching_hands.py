@@ -71,3 +71,21 @@ def test_oversized_hand_is_flagged(reader: Reader, monkeypatch: pytest.MonkeyPat
     flagged = reader.read(photo(scene))
     hidden = {c["hand"] for c in flagged["needs_confirmation"] if "hidden" in c["reason"]}
     assert hidden and hidden == {h["hand"] for h in flagged["hands"] if len(h["cards"]) == 3}
+
+
+def _region(short: float, long: float) -> geometry.Blob:
+    corners = np.array([[0, 0], [long, 0], [long, short], [0, short]], np.float32)
+    return geometry.Blob(corners, short * long, (long / 2, short / 2), corners)
+
+
+def test_rows_of_touching_hands_do_not_set_the_card_height() -> None:
+    """The card height (the short side of hands spread wider than tall) is what every
+    region longer than 1.75 of it is cut at: a row of touching hands along the table's arc
+    is wider than a card is high, and taking its short side for the card height left two
+    touching hands uncut (procedural decks 920011 and 920008: card height taken 1.7 times
+    too large). Rows count only when no region looks like one hand."""
+    hands = [_region(100, 120), _region(102, 125), _region(98, 118)]
+    rows = [_region(144, 420), _region(190, 575)]
+    assert geometry.card_height(hands + rows) == pytest.approx(100)
+    assert geometry.card_height(rows) == pytest.approx(167)  # nothing better to go on
+    assert geometry.card_height([_region(100, 105)]) is None  # a square says nothing
