@@ -208,6 +208,10 @@ def blob_sides(blob: Blob) -> tuple[float, float]:
 #: A region longer than its short side by more than this is not taken for one hand when
 #: the card height is measured (``card_height``).
 HAND_RATIO = 1.6
+#: The card height measured again after each cut (``_split_rows``) never falls below this
+#: share of the first measure: cut pieces taken for hands once drove it to a third of a
+#: card, and a photo's 24 cards read 2 right (procedural deck 920008).
+REMEASURE_FLOOR = 0.5
 
 
 def card_height(blobs: list[Blob]) -> float | None:
@@ -216,7 +220,7 @@ def card_height(blobs: list[Blob]) -> float | None:
     their short side count only when no other does: they are rows of touching hands, and
     a row that follows the table's arc is wider than a card is high."""
     sides = list(map(blob_sides, blobs))
-    fans = [lo for lo, hi in sides if 1.12 * lo < hi <= HAND_RATIO * lo] if HAND_RATIO else []
+    fans = [lo for lo, hi in sides if 1.12 * lo < hi <= HAND_RATIO * lo]
     fans = fans or [lo for lo, hi in sides if hi > 1.12 * lo]
     return float(np.median(fans)) if fans else None
 
@@ -226,9 +230,10 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
     heights) in two at the narrowest waist of their card-white along the row, then each
     part again while it is still that long (how many hands a row holds is not known:
     hands are spread differently)."""
-    card_h = card_height(blobs)
-    if card_h is None:
+    first = card_height(blobs)
+    if first is None:
         return blobs
+    card_h = first
     out: list[Blob] = []
     todo = list(blobs)
     cuts = 0
@@ -239,8 +244,9 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
         cuts += bool(parts)
         if parts:
             todo += parts
-            if HAND_RATIO:  # the rows cut apart may now show single hands
-                card_h = card_height(out + todo) or card_h
+            # the rows cut apart may now show single hands; pieces of hands cut up (taken
+            # for hands) must not drive the measure down and every hand be cut up in turn
+            card_h = max(card_height(out + todo) or card_h, REMEASURE_FLOOR * first)
         else:
             out.append(blob)
     return out
