@@ -45,17 +45,6 @@ def install_deck(data: bytes, table: str, database_url: str | None,
     return target, sha
 
 
-def _file_state(path: Path, on_record: str | None) -> str:
-    """The server's deck file for a table, against the deck on record: "read with" (the
-    file is that deck), "missing", "differs (SHA-256...)", "not on record" or "none"."""
-    if not path.is_file():
-        return "missing" if on_record else "none"
-    found = hashlib.sha256(path.read_bytes()).hexdigest()
-    if found == on_record:
-        return "read with"
-    return f"differs ({found[:12]}...)" if on_record else "not on record"
-
-
 def register(vision: click.Group) -> None:
     @vision.group()
     def deck() -> None:
@@ -94,7 +83,7 @@ def register(vision: click.Group) -> None:
         from rich.console import Console
         from rich.table import Table
 
-        from dealer_assist.services.table_decks import deck_records
+        from dealer_assist.services.table_decks import deck_file_state, deck_records
 
         from .photos import server_deck
 
@@ -107,7 +96,9 @@ def register(vision: click.Group) -> None:
             detail = r.detail
             source = (f"{len(detail.get('rounds', []))} scanned rounds"
                       if detail.get("source") == "scans" else str(detail.get("file", "")))
-            state = _file_state(server_deck(r.table), r.deck_sha256)
+            on_server = deck_file_state(server_deck(r.table), r.deck_sha256)
+            state = on_server.state + (f" ({on_server.found[:12]}...)"
+                                       if on_server.state == "differs" and on_server.found else "")
             table.add_row(r.table, r.deck_sha256[:12] if r.deck_sha256 else "none",
                           r.changed_at.strftime("%Y-%m-%d %H:%M UTC") if r.changed_at else "",
                           r.changed_by or "", source if r.deck_sha256 else "", state)

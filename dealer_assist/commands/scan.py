@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -101,11 +100,10 @@ def register(group: click.Group) -> None:
         from dealer_assist.vision.reader import DEFAULT_THRESHOLD, Reader
 
         zones = _load_zones(zones_file) if zones_file is not None else None
-        has_zones = zones is not None
         on_record: str | None = None
         if table_name is not None:
-            zones_on_record, on_record = _table_record(table_name, database_url)
-            zones = zones if has_zones else zones_on_record
+            table_zones, on_record = _table_record(table_name, database_url)
+            zones = table_zones if zones is None else zones
         try:
             img = load(image)
         except ImageError as exc:
@@ -210,7 +208,7 @@ def register(group: click.Group) -> None:
         from rich.progress import track
 
         from dealer_assist.services.deck_photos import confirmed_scans
-        from dealer_assist.vision.enroll import confirmed_labels, save
+        from dealer_assist.vision.enroll import confirmed_labels, dumps, save
         from dealer_assist.vision.enroll import enroll as fit_deck
         from dealer_assist.vision.loading import ImageError, load
         from dealer_assist.vision.reader import Reader
@@ -253,9 +251,7 @@ def register(group: click.Group) -> None:
         if out is not None:
             target = save(deck, out)
         else:  # on record, then where the server reads it
-            with tempfile.TemporaryDirectory() as tmp:
-                data = save(deck, Path(tmp) / "deck.npz").read_bytes()
-            target, _ = install_deck(data, found.table, database_url, {
+            target, _ = install_deck(dumps(deck), found.table, database_url, {
                 "source": "scans", "rounds": sorted(serials),
                 "cards_confirmed": counts["confirmed"], "cards_labelled": counts["labelled"]})
         click.echo(f"enrolled table {found.table}'s deck from {counts['rounds']} scanned rounds "

@@ -86,6 +86,40 @@ def deck_records(session: orm.Session, table: str | None = None) -> list[DeckRec
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class DeckFile:
+    """A table's deck file on the server against the deck on record."""
+
+    #: "read with" (it is the deck on record), "none" (no file, none on record),
+    #: "missing", "unreadable", "not on record" or "differs"
+    state: str
+    #: the file's bytes when it is read with
+    data: bytes | None = None
+    #: its SHA-256, when it was read
+    found: str | None = None
+
+
+def deck_file_state(path: Path | None, on_record: str | None) -> DeckFile:
+    """What the server's deck file for a table (at ``path``) is against the deck on record
+    for it (``on_record``, its SHA-256): a scan reads with it only when it is that deck.
+
+    >>> deck_file_state(None, None).state, deck_file_state(None, "ab" * 32).state
+    ('none', 'missing')
+    """
+    if path is None or not path.is_file():
+        return DeckFile("missing" if on_record else "none")
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return DeckFile("unreadable")
+    found = hashlib.sha256(data).hexdigest()
+    if on_record is None:
+        return DeckFile("not on record", found=found)
+    if found != on_record:
+        return DeckFile("differs", found=found)
+    return DeckFile("read with", data, found)
+
+
 def deck_to_read_with(path: Path | None, on_record: str | None) -> tuple[bytes | None,
                                                                           str | None]:
     """The bytes of a table's deck file (at ``path``) when it is the deck on record for the
@@ -97,25 +131,19 @@ def deck_to_read_with(path: Path | None, on_record: str | None) -> tuple[bytes |
     >>> deck_to_read_with(Path("/nowhere/T1.npz"), "ab" * 32)[1]
     "the table's enrolled deck T1.npz (abababababab... on record) is not on the server; read without it"
     """
-    if path is None or not path.is_file():
-        if on_record is None:
-            return None, None
-        name = path.name if path is not None else "file"
-        return None, (f"the table's enrolled deck {name} ({on_record[:12]}... on record) is "
-                      "not on the server; read without it")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return None, f"the table's enrolled deck {path.name} cannot be read ({exc.strerror})"
-    if on_record is None:
-        return None, (f"the deck file {path.name} is not on record for this table, so it was "
-                      "not used (`dealer-assist vision deck install` puts a deck on record)")
-    found = hashlib.sha256(data).hexdigest()
-    if found != on_record:
-        return None, (f"the deck file {path.name} is not the table's deck on record "
-                      f"({found[:12]}... found, {on_record[:12]}... on record), so it was not "
-                      "used; enroll the table's deck again")
-    return data, None
+    deck = deck_file_state(path, on_record)
+    name = path.name if path is not None else "file"
+    notes = {
+        "missing": f"the table's enrolled deck {name} ({(on_record or '')[:12]}... on record) "
+                   "is not on the server; read without it",
+        "unreadable": f"the table's enrolled deck {name} cannot be read; read without it",
+        "not on record": f"the deck file {name} is not on record for this table, so it was "
+                         "not used (`dealer-assist vision deck install` puts a deck on record)",
+        "differs": f"the deck file {name} is not the table's deck on record "
+                   f"({(deck.found or '')[:12]}... found, {(on_record or '')[:12]}... on "
+                   "record), so it was not used; enroll the table's deck again"}
+    return deck.data, notes.get(deck.state)
 
 
-__all__ = ["DeckRecord", "deck_records", "deck_to_read_with", "set_table_deck"]
+__all__ = ["DeckFile", "DeckRecord", "deck_file_state", "deck_records", "deck_to_read_with",
+           "set_table_deck"]

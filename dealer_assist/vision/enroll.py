@@ -225,6 +225,13 @@ def enroll(reader: Reader, photos: Iterable[tuple[np.ndarray, dict[str, object]]
     return deck
 
 
+def dumps(adapter: dict[str, np.ndarray]) -> bytes:
+    """The enrolled deck as the bytes of its ``.npz`` file (``save`` writes them)."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **adapter)  # type: ignore[arg-type]
+    return buffer.getvalue()
+
+
 def save(adapter: dict[str, np.ndarray], path: str | Path) -> Path:
     """Write the enrolled deck to ``path`` (``.npz`` added if missing, as numpy does) in
     one step: a scan reading the file meanwhile sees the old deck or the new, never half
@@ -235,7 +242,7 @@ def save(adapter: dict[str, np.ndarray], path: str | Path) -> Path:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".deck-", suffix=".npz")
     try:
         with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **adapter)  # type: ignore[arg-type]
+            f.write(dumps(adapter))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

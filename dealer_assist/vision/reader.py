@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,22 @@ class _Forwards:
     looks: dict[bytes, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
 
+def _run_new(memo: dict[Any, Any] | None, items: list[np.ndarray],
+             key: Callable[[np.ndarray], Any],
+             run: Callable[[list[np.ndarray]], list[Any]]) -> list[Any]:
+    """``run``'s output for each of ``items`` (``run`` maps a batch to one output per
+    item), running only the items whose ``key`` ``memo`` does not hold yet, and keeping
+    their outputs there (no memo: all are run)."""
+    if memo is None:
+        return run(items)
+    keys = [key(item) for item in items]
+    todo = [i for i, k in enumerate(keys) if k not in memo]
+    if todo:
+        for i, out in zip(todo, run([items[i] for i in todo]), strict=True):
+            memo[keys[i]] = out
+    return [memo[k] for k in keys]
+
+
 @dataclass
 class _FrameEval:
     frame: Frame
@@ -301,46 +318,39 @@ class Reader:
         the columns across a seam are dropped). Returns per-window rank and suit
         probabilities, embeddings and each strip's first window. Strips already run in this
         read (``_Forwards``) are not run again."""
-        memo = self._memo.strips if self._memo is not None else {}
-        keys = [(s.shape, s.tobytes()) for s in strips] if self._memo is not None else []
-        todo = [i for i in range(len(strips)) if not keys or keys[i] not in memo]
-        raws: dict[int, np.ndarray] = {}
-        if todo:
-            widths = [-(-strips[i].shape[1] // STRIDE) * STRIDE for i in todo]
-            wide = np.zeros((PATCH_H, sum(widths), 3), np.uint8)
-            x = 0
-            for i, w in zip(todo, widths, strict=True):
-                wide[:, x : x + strips[i].shape[1]] = strips[i]
-                x += w
-            out = self.net.strip_raw(wide)
-            x = 0
-            for i, w in zip(todo, widths, strict=True):
-                count = (strips[i].shape[1] - PATCH_W) // STRIDE + 1
-                raws[i] = out[x // STRIDE : x // STRIDE + count]
-                if keys:
-                    memo[keys[i]] = raws[i]
-                x += w
-        per = [raws[i] if i in raws else memo[keys[i]] for i in range(len(strips))]
+        per = _run_new(self._memo.strips if self._memo is not None else None, strips,
+                       lambda st: (st.shape, st.tobytes()), self._strips_raw)
         starts = [int(v) for v in np.cumsum([0] + [len(r) for r in per])[:-1]]
         rank, suit, feats = self.net.split(np.concatenate(per), self.deck)
         return rank, suit, feats, starts
 
+    def _strips_raw(self, strips: list[np.ndarray]) -> list[np.ndarray]:
+        """Each strip's raw outputs (one per window), all strips in one forward pass."""
+        widths = [-(-st.shape[1] // STRIDE) * STRIDE for st in strips]
+        wide = np.zeros((PATCH_H, sum(widths), 3), np.uint8)
+        x = 0
+        for st, w in zip(strips, widths, strict=True):
+            wide[:, x : x + st.shape[1]] = st
+            x += w
+        out = self.net.strip_raw(wide)
+        starts = np.cumsum([0, *widths[:-1]]) // STRIDE
+        return [out[a : a + (st.shape[1] - PATCH_W) // STRIDE + 1]
+                for a, st in zip(starts, strips, strict=True)]
+
     def _look_raw(self, windows: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The second look's raw outputs for ``windows`` (``SecondLook.raw``); windows
-        already run in this read (``_Forwards``) are not run again."""
+        """The second look's raw outputs for ``windows`` (``SecondLook.raw``: per model,
+        embeddings and logits); windows already run in this read are not run again."""
         assert self.second is not None
-        if self._memo is None:
-            return self.second.raw(np.stack(windows))
-        memo = self._memo.looks
-        keys = [w.tobytes() for w in windows]
-        todo = [i for i, k in enumerate(keys) if k not in memo]
-        if todo:
-            fresh = self.second.raw(np.stack([windows[i] for i in todo]))
-            for j, i in enumerate(todo):
-                memo[keys[i]] = [(emb[j], z[j]) for emb, z in fresh]
-        outs = [memo[k] for k in keys]
+        second = self.second
+
+        def run(batch: list[np.ndarray]) -> list[list[tuple[np.ndarray, np.ndarray]]]:
+            fresh = second.raw(np.stack(batch))
+            return [[(emb[j], z[j]) for emb, z in fresh] for j in range(len(batch))]
+
+        outs = _run_new(self._memo.looks if self._memo is not None else None, windows,
+                        lambda w: w.tobytes(), run)
         return [(np.stack([o[m][0] for o in outs]), np.stack([o[m][1] for o in outs]))
-                for m in range(len(self.second.nets))]
+                for m in range(len(second.nets))]
 
     def _read_windows(self, strips: list[np.ndarray], offsets: list[list[int]]) -> tuple[
             np.ndarray, np.ndarray, np.ndarray, list[int]]:
