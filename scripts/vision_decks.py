@@ -392,8 +392,12 @@ class DeckStyle:
         alpha = np.zeros((H, w), np.uint8)
         cv2.rectangle(alpha, (0, 0), (w - 1, H - 1), 255, -1)
         r = round(rng.uniform(0.02, 0.06) * H)
-        for cx, cy in ((r, r), (w - 1 - r, r), (r, H - 1 - r), (w - 1 - r, H - 1 - r)):
-            alpha[cy - r : cy + r + 1, cx - r : cx + r + 1] = 0
+        # rounded corners: only the corner square outside the arc is cut away (cutting the
+        # arc's whole square, as before 2026-12-02, left felt-coloured notches inside the
+        # card beside the index)
+        for cx, cy, x0, y0 in ((r, r, 0, 0), (w - 1 - r, r, w - r, 0), (r, H - 1 - r, 0, H - r),
+                               (w - 1 - r, H - 1 - r, w - r, H - r)):
+            alpha[y0 : y0 + r, x0 : x0 + r] = 0
             cv2.circle(alpha, (cx, cy), r, 255, -1)
         alpha = cv2.GaussianBlur(alpha, (3, 3), 0)
         bgra = np.dstack([np.clip(img, 0, 255).astype(np.uint8), alpha])
