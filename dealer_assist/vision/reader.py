@@ -35,6 +35,7 @@ from .geometry import (
     Blob,
     Frame,
     Pyramid,
+    aligned_blob,
     blob_sides,
     card_height,
     card_top,
@@ -413,19 +414,22 @@ class Reader:
         step = 2 if self.exhaustive else RUN_STEP
         evals, rank, suit, feats = self._frames_of(pyr, blobs, step)
         # a region where fewer than three indices were read in every frame of its
-        # rectangle: again in the frames of the quadrilateral that fits it, kept if they
-        # read more (a hand seen at a slant is sheared in its rectangle's frames, and its
-        # indices are not all read there)
-        slanted = [(i, q) for i in range(len(blobs))
-                   if max(len(fe.peaks) for fe in evals[i]) < 3
-                   and (q := quad_blob(blobs[i])) is not None]
-        if slanted:
-            again, rank2, suit2, feats2 = self._frames_of(pyr, [q for _, q in slanted], step)
-            for (i, quad), row in zip(slanted, again, strict=True):
+        # rectangle: again in the frames of the quadrilateral that fits it and of the
+        # rectangle along its cards' edges, kept if they read more (a hand seen at a slant
+        # is sheared in its rectangle's frames, and a hand spread tight can have its
+        # rectangle turned from its cards: its indices are not all read there)
+        for other in (quad_blob, lambda b: aligned_blob(pyr, b)):
+            redo = [(i, q) for i in range(len(blobs))
+                    if max(len(fe.peaks) for fe in evals[i]) < 3
+                    and (q := other(blobs[i])) is not None]
+            if not redo:
+                continue
+            again, rank2, suit2, feats2 = self._frames_of(pyr, [q for _, q in redo], step)
+            for (i, alt), row in zip(redo, again, strict=True):
                 if max(fe.score for fe in row) > max(fe.score for fe in evals[i]):
                     for fe in row:
                         fe.start += len(rank)
-                    blobs[i], evals[i] = quad, row
+                    blobs[i], evals[i] = alt, row
             rank, suit = np.concatenate([rank, rank2]), np.concatenate([suit, suit2])
             feats = np.concatenate([feats, feats2])
         index_score = 1.0 - rank[:, NONE]
