@@ -338,6 +338,19 @@ def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float) -> list
     return [_blob(d, s) for d in subs]
 
 
+def frame_scale(frame: Frame) -> float:
+    """Frame pixels per photo pixel (the mean, where a quadrilateral's frame shears).
+
+    >>> box = np.array([[0, 0], [150, 0], [150, 100], [0, 100]], np.float32)
+    >>> blob = Blob(box, 15000.0, (75.0, 50.0), box)
+    >>> round(frame_scale(make_frame(blob, 0)), 2)   # a region 100 pixels high
+    1.22
+    >>> round(frame_scale(make_frame(blob, 1)), 2)   # turned: 150 pixels high
+    0.81
+    """
+    return math.sqrt(abs(float(np.linalg.det(frame.to_frame[:, :2]))))
+
+
 def make_frame(blob: Blob, k: int) -> Frame:
     p = np.roll(blob.corners, -k, axis=0)
     tl, tr, _, bl = p

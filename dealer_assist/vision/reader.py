@@ -41,6 +41,7 @@ from .geometry import (
     card_top,
     cut_strip,
     find_blobs,
+    frame_scale,
     look_window,
     make_frame,
     quad_blob,
@@ -440,12 +441,15 @@ class Reader:
                 self.unread.append(blob)
                 continue
             found.append((blob, row[best], row[(best + 2) % 4]))
-        # this deck's card width, in frame pixels: the top card's, in the hands where
-        # three indices were seen
-        tops = [fe.frame.width - fe.offsets[fe.peaks[-1]] for _, fe, _ in found
-                if len(fe.peaks) == 3]
-        card_w = float(np.median(tops)) if tops else CARD_W * FRAME_CARD_H
-        hands = [self._cards_of(blob, fe, opposite, rank, suit, feats, index_score, card_w)
+        # this deck's card width in photo pixels: the top card's, in the hands where three
+        # indices were seen; in each hand's frame it is as wide as that frame's scale makes
+        # it (a hand with a card standing out above the others has a taller region, and
+        # its frame, scaled to that height, shows its cards narrower)
+        tops = [(fe.frame.width - fe.offsets[fe.peaks[-1]]) / frame_scale(fe.frame)
+                for _, fe, _ in found if len(fe.peaks) == 3]
+        hands = [self._cards_of(blob, fe, opposite, rank, suit, feats, index_score,
+                                float(np.median(tops)) * frame_scale(fe.frame) if tops
+                                else CARD_W * FRAME_CARD_H)
                  for blob, fe, opposite in found]
         if RESCALES:
             self._read_rescaled(pyr, [c for h in hands for c in h.cards])
