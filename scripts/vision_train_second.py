@@ -165,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="one set of windows per seed (procedural decks seed*10000 on)")
     ap.add_argument("--resume", type=Path, help="continue training this exported .onnx")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2, help="torch threads while training")
     ap.add_argument("--parts", type=Path, help="folder caching the training windows "
                     "(a folder seed-N per seed, a file per job)")
     ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
@@ -184,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
           flush=True)
     if args.build_only:
         return 0
-    model = train(data, args.minutes, args.epochs, seeds[0], args.max_lr, resume=args.resume)
+    model = train(data, args.minutes, args.epochs, seeds[0], args.max_lr,
+                  threads=args.threads, resume=args.resume)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(model, args.out)
     held = {d: accuracy(args.out, build(deck_jobs([d], 30, seeds[0] + 99, kind=("looks",)),
