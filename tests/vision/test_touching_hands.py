@@ -89,3 +89,30 @@ def test_rows_of_touching_hands_do_not_set_the_card_height() -> None:
     assert geometry.card_height(hands + rows) == pytest.approx(100)
     assert geometry.card_height(rows) == pytest.approx(167)  # nothing better to go on
     assert geometry.card_height([_region(100, 105)]) is None  # a square says nothing
+
+
+def test_a_hand_worn_away_while_parting_its_neighbours_is_kept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three hands joined by narrow bridges; the third is a court card whose art reaches
+    its edge and leaves only a thin U of card-white. The erosion that parts the other two
+    wears the U away: what the parted hands leave of the region is a region of its own (a
+    hand, or cards to confirm), never dropped (a tuning photo lost a whole hand this way,
+    with nothing flagged)."""
+    img = np.full((460, 420, 3), (40, 110, 30), np.uint8)
+    white = (235, 240, 240)
+    for x, y in ((20, 20), (150, 165), (280, 310)):
+        cv2.rectangle(img, (x, y), (x + 100, y + 120), white, -1)
+    cv2.rectangle(img, (287, 317), (381, 423), (60, 30, 120), -1)  # the court card's art
+    for a, b in (((120, 140), (150, 165)), ((250, 285), (280, 310))):
+        cv2.line(img, a, b, white, 9)
+
+    def hands_found() -> list[bool]:
+        rejected: list[geometry.Blob] = []
+        found = geometry.find_blobs(img, rejected)
+        return [any(cv2.pointPolygonTest(b.corners.reshape(-1, 1, 2), (x + 50.0, y + 60.0),
+                                         False) >= 0 for b in found + rejected)
+                for x, y in ((20, 20), (150, 165), (280, 310))]
+
+    assert hands_found() == [True, True, True]
+    monkeypatch.setattr(geometry, "_left_over", lambda *args: [])
+    assert hands_found() == [True, True, False]
