@@ -225,14 +225,15 @@ ALIGN_MIN_TURN = 3.0
 
 
 def aligned_blob(pyr: Pyramid, blob: Blob) -> Blob | None:
-    """The blob with the rectangle that bounds it along its cards' edges in place of its
-    minimum-area rectangle; None when the two are turned less than ALIGN_MIN_TURN degrees
-    apart. A hand spread tight makes a region nearly square, whose minimum-area rectangle
-    can lie turned from the cards (seen: 8 degrees); the frames cut along it then cross
-    the cards' tops, and no index in them was read. The cards' direction is that of the
-    strongest edges in the region, all cards of a hand lying square to each other: the
-    mean of the gradients' directions taken four times (so edges 90 degrees apart agree),
-    weighted by the squared gradient."""
+    """The blob with the parallelogram that bounds it along its cards' edges in place of its
+    minimum-area rectangle; None when the cards' edges are turned less than ALIGN_MIN_TURN
+    degrees from that rectangle. A hand spread tight makes a region nearly square, whose
+    minimum-area rectangle can lie turned from the cards (seen: 8 degrees); the frames cut
+    along it then cross the cards' tops, and no index in them was read. The cards'
+    direction is that of the strongest edges in the region, all cards of a hand lying
+    square to each other: the mean of the gradients' directions taken four times (so edges
+    90 degrees apart agree), weighted by the squared gradient; then each family of edges
+    (tops and bottoms, sides) gives its own direction, as perspective shears a card."""
     hull = blob.hull
     short, _ = blob_sides(blob)
     img, f = pyr.level_for(ALIGN_CARD_H / max(short, 1e-3))
@@ -250,21 +251,29 @@ def aligned_blob(pyr: Pyramid, blob: Blob) -> Blob | None:
     inside = cv2.dilate(inside, np.ones((5, 5), np.uint8)).astype(bool)
     mag2 = (gx * gx + gy * gy)[inside]
     theta = np.arctan2(gy[inside], gx[inside])
-    angle = float(np.degrees(np.arctan2((mag2 * np.sin(4 * theta)).sum(),
-                                        (mag2 * np.cos(4 * theta)).sum()) / 4))
+    angle = float(np.arctan2((mag2 * np.sin(4 * theta)).sum(), (mag2 * np.cos(4 * theta)).sum())
+                  / 4)
+    # under perspective a card's sides are not square to its top: each family of edges
+    # (their gradients within 45 degrees of one axis) gives its own direction
+    near = np.cos(2 * (theta - angle)) >= 0
+    axes = []
+    for family in (near, ~near):
+        w = mag2[family]
+        t = theta[family]
+        normal = float(np.arctan2((w * np.sin(2 * t)).sum(), (w * np.cos(2 * t)).sum()) / 2)
+        axes.append(np.array([-math.sin(normal), math.cos(normal)]))  # along the edges
     edge = blob.corners[1] - blob.corners[0]
-    turn = (angle - math.degrees(math.atan2(float(edge[1]), float(edge[0])))) % 90.0
+    turn = (math.degrees(angle) - math.degrees(math.atan2(float(edge[1]), float(edge[0])))) % 90.0
     if min(turn, 90.0 - turn) < ALIGN_MIN_TURN:
         return None
-    c, s_ = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-    rot = np.array([[c, s_], [-s_, c]])  # image -> the cards' axes
-    local = hull @ rot.T
+    basis = np.stack(axes, axis=1)  # columns: the two edge directions
+    local = hull @ np.linalg.inv(basis).T
     # a region parted from its neighbours by erosion was grown back as a rectangle; its
     # hull was not
     _, (hw, hh), _ = cv2.minAreaRect(hull)
     grow = max(0.0, (sum(blob_sides(blob)) - hw - hh) / 4)
     (lx0, ly0), (lx1, ly1) = local.min(axis=0) - grow, local.max(axis=0) + grow
-    box = np.array([[lx0, ly0], [lx1, ly0], [lx1, ly1], [lx0, ly1]]) @ rot
+    box = np.array([[lx0, ly0], [lx1, ly0], [lx1, ly1], [lx0, ly1]]) @ basis.T
     return Blob(_clockwise(np.asarray(box, np.float32)), blob.area, blob.centre, blob.hull)
 
 

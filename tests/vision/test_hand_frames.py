@@ -37,7 +37,7 @@ def edge_angle(corners: np.ndarray) -> float:
 
 def test_a_rectangle_turned_from_the_cards_is_set_along_them() -> None:
     """Three white cards on green felt, 25 degrees from the photo's axes: a rectangle
-    turned 8 degrees from them is replaced by one along their edges that holds the whole
+    turned 8 degrees from them is replaced by a box along their edges that holds the whole
     region; one already along them is left alone (None)."""
     img = np.full((400, 400, 3), (40, 110, 30), np.uint8)
     a = math.radians(25)
