@@ -250,6 +250,8 @@ def aligned_blob(pyr: Pyramid, blob: Blob) -> Blob | None:
     cv2.fillConvexPoly(inside, np.round(pts - (x0, y0)).astype(np.int32), 1)
     inside = cv2.dilate(inside, np.ones((5, 5), np.uint8)).astype(bool)
     mag2 = (gx * gx + gy * gy)[inside]
+    if float(mag2.sum()) <= 0.0:  # no edges to go by
+        return None
     theta = np.arctan2(gy[inside], gx[inside])
     angle = float(np.arctan2((mag2 * np.sin(4 * theta)).sum(), (mag2 * np.cos(4 * theta)).sum())
                   / 4)
@@ -267,6 +269,9 @@ def aligned_blob(pyr: Pyramid, blob: Blob) -> Blob | None:
     if min(turn, 90.0 - turn) < ALIGN_MIN_TURN:
         return None
     basis = np.stack(axes, axis=1)  # columns: the two edge directions
+    if abs(float(np.linalg.det(basis))) < 0.9:  # sheared past 25 degrees, or one family
+        c, s_ = math.cos(angle), math.sin(angle)  # had no edges: square to the mean
+        basis = np.array([[c, -s_], [s_, c]])
     local = hull @ np.linalg.inv(basis).T
     # a region parted from its neighbours by erosion was grown back as a rectangle; its
     # hull was not

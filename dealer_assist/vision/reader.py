@@ -416,8 +416,8 @@ class Reader:
         evals, rank, suit, feats = self._frames_of(pyr, blobs, step)
         # a region where fewer than three indices were read in every frame of its
         # rectangle: again in the frames of the quadrilateral that fits it and of the
-        # rectangle along its cards' edges, kept if they read more (a hand seen at a slant
-        # is sheared in its rectangle's frames, and a hand spread tight can have its
+        # parallelogram along its cards' edges, kept if they read more (a hand seen at a
+        # slant is sheared in its rectangle's frames, and a hand spread tight can have its
         # rectangle turned from its cards: its indices are not all read there)
         for other in (quad_blob, lambda b: aligned_blob(pyr, b)):
             redo = [(i, q) for i in range(len(blobs))

@@ -58,6 +58,8 @@ def test_a_rectangle_turned_from_the_cards_is_set_along_them() -> None:
     outline = fixed.corners.reshape(-1, 1, 2)
     assert all(cv2.pointPolygonTest(outline, (float(x), float(y)), True) > -2
                for x, y in blob.hull)
+    # a region with no edges to go by is left as it is
+    assert geometry.aligned_blob(geometry.Pyramid(np.full_like(img, 200)), off) is None
 
 
 @pytest.mark.usefixtures("can_render")
