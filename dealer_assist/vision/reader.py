@@ -68,7 +68,8 @@ Seat = int | str | None
 #: Reads below this confidence go to the dealer for confirmation. Chosen on whole table
 #: photos of 30 procedural decks never trained on (none of the held-out designs): the
 #: surest wrong read there scored 0.906, so 0.95 leaves a margin (0.820 with the models of
-#: 2026-12-01 late; 0.95 stays for the margin on held-out designs, card_models/README.md).
+#: 2026-12-01 late; 0.741 with those of 2026-12-02; 0.95 stays for the margin on held-out
+#: designs, card_models/README.md).
 DEFAULT_THRESHOLD = 0.95
 #: A hand whose region is this many times the median hand's is flagged (two touching hands
 #: read as one): one hand's region was at most 1.4 times the median on 40 generated tables.

@@ -201,7 +201,8 @@ def _spades_deck(reader: Reader) -> dict[str, np.ndarray]:
             "model": np.array(reader.net.digest)}
     for i, (emb, _) in enumerate(reader.second.raw(windows)):
         rb, sb = np.zeros(enroll.N_LOOK_RANK, np.float32), np.zeros(N_SUIT, np.float32)
-        sb[SUITS.index(Suit.SPADES)] = 5  # reads every suit as spades
+        sb[SUITS.index(Suit.SPADES)] = 8  # reads every suit as spades (at 5, the second looks
+        # of 2026-12-02 are sure enough of the suits on this photo that none moved)
         deck |= {f"look{i}_rw": np.zeros((emb.shape[1], len(rb)), np.float32),
                  f"look{i}_rb": rb, f"look{i}_sw": np.zeros((emb.shape[1], N_SUIT), np.float32),
                  f"look{i}_sb": sb, f"look{i}_model": np.array(reader.second.digests[i])}
