@@ -448,8 +448,9 @@ class Reader:
         # its frame, scaled to that height, shows its cards narrower)
         tops = [(fe.frame.width - fe.offsets[fe.peaks[-1]]) / frame_scale(fe.frame)
                 for _, fe, _ in found if len(fe.peaks) == 3]
+        card_w = float(np.median(tops)) if tops else None
         hands = [self._cards_of(blob, fe, opposite, rank, suit, feats, index_score,
-                                float(np.median(tops)) * frame_scale(fe.frame) if tops
+                                card_w * frame_scale(fe.frame) if card_w is not None
                                 else CARD_W * FRAME_CARD_H)
                  for blob, fe, opposite in found]
         if RESCALES:
