@@ -10,12 +10,14 @@ wrong reads that nothing else would flag (their hand has three cards and is not 
 and the read is not seen twice, moved off a card another read holds, or placed unseen) would
 be silent errors, so the threshold must lie above the surest of them. Prints their
 confidences and the threshold that rule gives: the surest such wrong read rounded up to the
-next 0.05, at least 0.90.
+next 0.05, at least 0.90. The runner-up rule (``reader.RUNNER_UP``) is left out of that, and
+checked on its own: the wrong reads it lets through at any confidence.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import os
 import sys
@@ -29,7 +31,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 from vision_decks import procedural_deck  # noqa: E402
 
-from dealer_assist.vision.reader import Reader, in_doubt  # noqa: E402
+from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt  # noqa: E402
 from dealer_assist.vision.synth import compose  # noqa: E402
 
 FIRST_SEED = 910000
@@ -63,8 +65,12 @@ def main() -> int:
     ap.add_argument("--model", type=Path, help="a candidate .onnx (default: the installed one)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
-    reader = Reader(args.model, threshold=0.0)
+    # the confidence alone (runner_up 1.0: never flags), then the runner-up rule alone
+    reader = Reader(args.model, threshold=0.0, runner_up=1.0)
+    by_runner_up = copy.copy(reader)
+    by_runner_up.runner_up = RUNNER_UP
     wrong: list[float] = []
+    passed: list[float] = []
     cards = right = 0
     for i in range(args.decks):
         seed = FIRST_SEED + i
@@ -72,6 +78,7 @@ def main() -> int:
         image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         w, n, r = unflagged_wrong(reader.read(image), scene.cards)
         wrong += w
+        passed += unflagged_wrong(by_runner_up.read(image), scene.cards)[0]
         cards += n
         right += r
     surest = max(wrong, default=0.0)
@@ -81,6 +88,8 @@ def main() -> int:
     print(f"wrong reads nothing else flags: {len(wrong)}; their confidences, surest first: "
           f"{', '.join(f'{c:.3f}' for c in sorted(wrong, reverse=True)[:10])}")
     print(f"threshold: {threshold:.2f}")
+    print(f"wrong reads the runner-up rule ({RUNNER_UP}) lets through at any confidence: "
+          f"{len(passed)}{' (surest ' + format(max(passed), '.3f') + ')' if passed else ''}")
     return 0
 
 

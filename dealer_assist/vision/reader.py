@@ -10,10 +10,10 @@ The result has the shape of ``dealer-assist scan --json``::
 Corners run clockwise from the corner whose index reads upright. Seats are 1..7 or
 ``"dealer"``; ``None`` when a hand is in no seat zone. One deck is dealt, so reads that
 share their likeliest card are given the distinct cards likeliest together (``one_deck``).
-Nothing doubtful is passed off as sure: a card under the confidence threshold, every read
-that shared a card (and a card still seen twice), a card whose index was not seen (read
-where its hand's spread puts it) and a hand that is not exactly three cards are listed in
-``needs_confirmation``.
+Nothing doubtful is passed off as sure: a card under the confidence threshold (or above it
+with a strong runner-up: ``RUNNER_UP``), every read that shared a card (and a card still
+seen twice), a card whose index was not seen (read where its hand's spread puts it) and a
+hand that is not exactly three cards are listed in ``needs_confirmation``.
 """
 
 from __future__ import annotations
@@ -71,6 +71,16 @@ Seat = int | str | None
 #: 2026-12-01 late; 0.741 with those of 2026-12-02; 0.95 stays for the margin on held-out
 #: designs, card_models/README.md).
 DEFAULT_THRESHOLD = 0.95
+#: ... and a read at or above it goes to the dealer all the same when its runner-up (the
+#: likeliest other card) scores more than this: a wrong read puts its doubt on the right
+#: card (a spade read as a club keeps the club as its runner-up), where a right read's doubt
+#: is spread thin. On the procedural photos of 2026-12-02 (60 photos each of 30 tuning decks
+#: 920000-920029, 30 check decks 920030-920059 and 30 threshold decks 910000-910029), every
+#: wrong read nothing else flags had a runner-up of 0.065 or more, the surest (0.909, 0.915)
+#: spades read as clubs with 0.07 on the right suit. 0.02 leaves three times that margin and
+#: costs 23, 18 and 24 of the 1,075, 1,006 and 1,049 sure reads (0.03: 3, 0 and 5; 0.01: 133,
+#: 133 and 144).
+RUNNER_UP = 0.02
 #: A hand whose region is this many times the median hand's is flagged (two touching hands
 #: read as one): one hand's region was at most 1.4 times the median on 40 generated tables.
 #: So is one longer than ``geometry.ROW_OF_HANDS`` card heights (a row that could not be cut).
@@ -154,6 +164,18 @@ class CardRead:
     def best(self) -> tuple[Card, float]:
         i = int(self.probs.argmax())
         return DECK[i], float(self.probs[i])
+
+    def runner_up(self, chosen: int) -> tuple[str, float]:
+        """The likeliest card other than ``chosen`` (an index into DECK), and its probability.
+
+        >>> probs = np.zeros(52); probs[[0, 3, 1]] = 0.9, 0.07, 0.03  # 2C, 2S, 2D
+        >>> CardRead(probs, np.zeros((4, 2)), np.zeros(1)).runner_up(0)
+        ('2S', 0.07)
+        """
+        p = self.probs.copy()
+        p[chosen] = -1.0
+        i = int(p.argmax())
+        return str(DECK[i]), float(self.probs[i])
 
     def alternatives(self, n: int = 3) -> list[tuple[str, float]]:
         order = np.argsort(-self.probs)[:n]
@@ -270,7 +292,8 @@ class Reader:
     def __init__(self, model: IndexNet | str | Path | None = None,
                  threshold: float = DEFAULT_THRESHOLD,
                  deck: Adapter | None = None,
-                 exhaustive: bool = False, second: bool = True) -> None:
+                 exhaustive: bool = False, second: bool = True,
+                 runner_up: float = RUNNER_UP) -> None:
         if model is None:
             model = default_model_path()
         self.net = model if isinstance(model, IndexNet) else IndexNet(model)
@@ -280,6 +303,7 @@ class Reader:
             looks = [p for n in SECOND_NAMES if (p := self.net.path.parent / n).is_file()]
             self.second = SecondLook(*looks) if looks else None
         self.threshold = threshold
+        self.runner_up = runner_up
         #: an enrolled deck's corrections (see ``enroll``)
         self.deck = self._checked(deck)
         #: baseline mode for the benchmark: a window every 2 pixels, each read on its own
@@ -604,6 +628,8 @@ class Reader:
                 reasons.append(shared[n])
             if conf < self.threshold and not c.inferred:
                 reasons.append(f"low confidence {conf:.2f}")
+            elif not c.inferred and (alt := c.runner_up(chosen[n]))[1] > self.runner_up:
+                reasons.append(f"could also be {alt[0]} ({alt[1]:.2f})")
             if reasons:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": card,
                                 "reason": "; ".join(reasons), "alternatives": c.alternatives()})

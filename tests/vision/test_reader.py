@@ -206,6 +206,26 @@ def test_low_confidence_is_flagged(can_render: None) -> None:
             assert (c["hand"], c["card"]) in flagged
 
 
+def test_a_sure_read_with_a_strong_runner_up_is_flagged(can_render: None) -> None:
+    # no threshold, so only the runner-up rule flags; a bound of 0.001 catches reads whose
+    # doubt lies on one other card, and names that card
+    img = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    loose = Reader(threshold=0.0, runner_up=1.0).read(img)
+    tight = Reader(threshold=0.0, runner_up=0.001).read(img)
+    assert [c["card"] for c in tight["cards"]] == [c["card"] for c in loose["cards"]]
+    assert not [c for c in loose["needs_confirmation"] if "could also be" in c["reason"]]
+    doubts = {(c["hand"], c["card"]): c for c in tight["needs_confirmation"]
+              if "could also be" in c["reason"]}
+    assert doubts  # some of scene 2's reads put more than 0.001 on another card
+    for (_, card), item in doubts.items():
+        runner_up = next(a for a in item["alternatives"] if a[0] != card)
+        assert f"could also be {runner_up[0]}" in item["reason"]
+        assert runner_up[1] >= 0.001
+    # and a read whose runner-up is under the bound is not flagged for it
+    sure = [c for c in tight["cards"] if (c["hand"], c["card"]) not in doubts]
+    assert all(c["confidence"] > 0.99 for c in sure)
+
+
 def test_empty_table(reader: Reader) -> None:
     felt = np.zeros((720, 1280, 3), np.uint8)
     felt[:] = (40, 110, 30)
