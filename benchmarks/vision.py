@@ -7,18 +7,21 @@ For every deck design held out of training: generated 1920x1080 table photos wit
 seats and the dealer (24 cards); prints the share of cards read right (right card, right
 hand), silent errors (a wrong card not flagged for confirmation), flagged cards, the share
 of cards read right and not flagged ("sure": nothing for the dealer to confirm), and the
-median time per photo. Then the median time for a 12-megapixel (4000x3000) photo. The
-baseline is the same network reading exhaustively (a window every 2 pixels, each window cut
-and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll
-DESIGN`` instead measures ``vision enroll``: reads of photos of DESIGN before and after
-enrolling it from other labelled photos. Runs on one core (OpenCV and BLAS limited to one
-thread). Targets: >= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per
-12 MP photo.
+median time per photo; then the margin of each of the two rules that keep a wrong read from
+passing as sure, the other left out: the surest wrong read nothing but the confidence
+threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) alone lets
+through. Then the median time for a 12-megapixel (4000x3000) photo. The baseline is the
+same network reading exhaustively (a window every 2 pixels, each window cut and read on its
+own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
+measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
+other labelled photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets:
+>= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per 12 MP photo.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 import statistics
 import sys
@@ -28,13 +31,15 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import cv2
 import numpy as np
+from vision_threshold import unflagged_wrong
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
 from dealer_assist.vision.net import SECOND_NAMES
-from dealer_assist.vision.reader import Reader, in_doubt
+from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
 from dealer_assist.vision.synth import compose
 
 
@@ -154,6 +159,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{'sure':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
     all_times: list[float] = []
     tot = [0, 0, 0, 0, 0]
+    # the same reads with one rule at a time: the threshold alone, the runner-up rule alone
+    threshold_alone = copy.copy(reader)
+    threshold_alone.threshold, threshold_alone.runner_up = 0.0, 1.0
+    runner_up_alone = copy.copy(threshold_alone)
+    runner_up_alone.runner_up = RUNNER_UP
+    only_threshold: list[float] = []
+    only_runner_up: list[float] = []
     for n, deck in enumerate(HELD_OUT_DECKS):
         decks = {deck: load_deck(deck)}
         scenes = [compose(decks, args.seed + 1000 * n + i, seats=7) for i in range(args.scenes)]
@@ -164,8 +176,16 @@ def main(argv: list[str] | None = None) -> int:
         all_times += times
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
         print(f"{row(deck, s)} {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x", flush=True)
+        for sc in scenes:
+            img = cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR)
+            only_threshold += unflagged_wrong(threshold_alone.read(img), sc.cards)[0]
+            only_runner_up += unflagged_wrong(runner_up_alone.read(img), sc.cards)[0]
     med = statistics.median(all_times) * 1000
     print(f"{row('all held-out', tot)} {med:10.0f}")
+    print(f"margins: without the runner-up rule, the surest wrong read nothing else flags "
+          f"scored {max(only_threshold, default=0.0):.3f} (threshold {reader.threshold}); "
+          f"without the threshold, wrong reads the runner-up rule ({RUNNER_UP}) lets through: "
+          f"{len(only_runner_up)}")
     if args.big:
         decks = {d: load_deck(d) for d in HELD_OUT_DECKS}
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)
