@@ -196,9 +196,10 @@ SCHEMAS: dict[str, Any] = {
                                               "description": "the lowest of its cards"}}}},
             "needs_confirmation": {"type": "array", "items": {
                 "type": "object", "required": ["reason"],
-                "description": "a doubtful read (low confidence, a card seen twice, a hand "
-                               "not of three cards, cards that could not be read): the "
-                               "dealer confirms or fixes it",
+                "description": "a doubtful read (low confidence, its doubt on one other "
+                               "card, a card seen twice, a hand not of three cards, "
+                               "cards that could not be read): the dealer confirms or "
+                               "fixes it",
                 "properties": {"hand": {"type": ["integer", "null"]}, "seat": _SEAT,
                                "card": {"type": ["string", "null"]},
                                "hands": {"type": "array", "items": {"type": "integer"},
