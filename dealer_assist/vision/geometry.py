@@ -141,6 +141,7 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Bl
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
     blobs: list[Blob] = []
+    parted: list[tuple[int, list[list[Blob]], np.ndarray, tuple[int, int]]] = []
     for c in contours:
         if cv2.contourArea(c) < min_area:
             continue
@@ -150,30 +151,62 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Bl
         x, y, w, h = cv2.boundingRect(c)
         part = np.zeros((h + 2, w + 2), np.uint8)
         cv2.drawContours(part, [c], -1, 255, -1, offset=(1 - x, 1 - y))
-        found: list[Blob] = []
-        for k in (2, 4, 6, 9):
-            eroded = cv2.erode(part, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
-            subs, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            subs = [d + np.array([x - 1, y - 1]) for d in subs
-                    if cv2.contourArea(d) >= 0.5 * min_area]
-            if len(subs) > 1 and all(_card_like(d, 0.5 * min_area) for d in subs):
-                found = [_blob(d, s, grow=k) for d in subs]
-                break
-        if not found:
-            found = _split_cores(part, (x - 1, y - 1), s, min_area)
-        if found:
-            blobs += found
-            # a hand that erosion wore down to crumbs (a court card's art leaves its
-            # card-white thin) is in none of the parts: what the parts leave of the region
-            # is a region of its own, never dropped
-            for d in _left_over(part, (x - 1, y - 1), found, s, min_area):
-                if _card_like(d, min_area):
-                    blobs.append(_blob(d, s))
-                elif rejected is not None:
-                    rejected.append(_blob(d, s))
+        partings = _partings(part, (x - 1, y - 1), s, min_area)
+        if partings:
+            parted.append((len(blobs), partings, part, (x - 1, y - 1)))
+            blobs.append(partings[0][0])  # a placeholder, the parting chosen below
         elif rejected is not None:
             rejected.append(_blob(c, s))
+    blobs = _parted(blobs, parted, s, min_area, rejected)
     return _split_rows(blobs, mask, s, min_area)
+
+
+def _partings(part: np.ndarray, origin: tuple[int, int], s: float,
+              min_area: float) -> list[list[Blob]]:
+    """The ways a region of touching hands falls apart into card-like regions: eroded more
+    and more, then by its hands' cores (``_split_cores``); the first way first."""
+    out: list[list[Blob]] = []
+    for k in (2, 4, 6, 9):
+        eroded = cv2.erode(part, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
+        subs, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        subs = [d + np.array(origin) for d in subs if cv2.contourArea(d) >= 0.5 * min_area]
+        if len(subs) > 1 and all(_card_like(d, 0.5 * min_area) for d in subs):
+            out.append([_blob(d, s, grow=k) for d in subs])
+    cores = _split_cores(part, origin, s, min_area)
+    return [*out, cores] if cores else out
+
+
+#: A region parted from touching hands narrower than this share of the card height cannot
+#: hold a hand (a hand's short side is a card's height): the next way of parting is taken.
+THIN_PART = 0.75
+
+
+def _parted(blobs: list[Blob], parted: list[tuple[int, list[list[Blob]], np.ndarray,
+                                                   tuple[int, int]]],
+            s: float, min_area: float, rejected: list[Blob] | None) -> list[Blob]:
+    """``blobs`` with each placeholder of ``parted`` replaced by its first parting with no
+    part thinner than THIN_PART card heights (else its first), and what the parting leaves
+    of the region."""
+    first = [b for i, b in enumerate(blobs) if i not in {p[0] for p in parted}]
+    for _, partings, _, _ in parted:
+        first += partings[0]
+    card_h = card_height(first)
+    chosen: dict[int, list[Blob]] = {}
+    for at, partings, part, origin in parted:
+        found = partings[0]
+        if card_h is not None:
+            found = next((p for p in partings
+                          if all(blob_sides(b)[0] >= THIN_PART * card_h for b in p)), found)
+        # a hand that erosion wore down to crumbs (a court card's art leaves its
+        # card-white thin) is in none of the parts: what the parts leave of the region
+        # is a region of its own, never dropped
+        for d in _left_over(part, origin, found, s, min_area):
+            if _card_like(d, min_area):
+                found = [*found, _blob(d, s)]
+            elif rejected is not None:
+                rejected.append(_blob(d, s))
+        chosen[at] = found
+    return [b for i, blob in enumerate(blobs) for b in chosen.get(i, [blob])]
 
 
 def _left_over(part: np.ndarray, origin: tuple[int, int], found: list[Blob], s: float,

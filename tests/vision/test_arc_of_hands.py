@@ -44,3 +44,33 @@ def test_an_arc_of_touching_hands_is_cut_into_its_eight_hands(
     # a card and every hand was cut up: 6 hands, 7 of 24 cards
     monkeypatch.setattr(geometry, "REMEASURE_FLOOR", 0.0)
     assert read_right(reader, scene)[1] < 12
+
+
+def test_hands_parted_too_thin_are_parted_another_way(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    # check photo 920044/9: eroded once, an arc of touching hands fell into five regions,
+    # one 0.67 card heights across (a piece of a hand) and two holding two hands each;
+    # eroded more, into six single hands
+    scene = compose({"proc:920044": procedural_deck(920044)}, 9200449, seats=7)
+    hands, right = read_right(reader, scene)
+    assert hands == 8 and right == 24, (hands, right)
+    monkeypatch.setattr(geometry, "THIN_PART", 0.0)
+    assert read_right(reader, scene)[1] <= 21
+
+
+def _box(w: float, h: float, x: float = 0.0) -> geometry.Blob:
+    corners = np.array([[x, 0], [x + w, 0], [x + w, h], [x, h]], np.float32)
+    return geometry.Blob(corners, w * h, (x + w / 2, h / 2), corners)
+
+
+def test_the_first_parting_with_no_thin_part_is_taken() -> None:
+    part = np.zeros((10, 10), np.uint8)  # nothing is left over by any parting
+    hand = _box(140, 100)  # the card height is 100: a hand's short side
+    thin, full = [_box(60, 110), _box(140, 100, 200)], [_box(130, 95), _box(140, 90, 200)]
+    chosen = geometry._parted([hand, thin[0]], [(1, [thin, full], part, (0, 0))],
+                              1.0, 1.0, None)
+    assert chosen[0] is hand and chosen[1:] == full
+    # when every parting has a thin part, the first is kept (and the dealer sees the reads)
+    chosen = geometry._parted([hand, thin[0]], [(1, [thin, thin[::-1]], part, (0, 0))],
+                              1.0, 1.0, None)
+    assert chosen[1:] == thin
