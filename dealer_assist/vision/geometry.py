@@ -187,7 +187,8 @@ def _parted(blobs: list[Blob], parted: list[tuple[int, list[list[Blob]], np.ndar
     """``blobs`` with each placeholder of ``parted`` replaced by its first parting with no
     part thinner than THIN_PART card heights (else its first), and what the parting leaves
     of the region."""
-    first = [b for i, b in enumerate(blobs) if i not in {p[0] for p in parted}]
+    placeholders = {at for at, _, _, _ in parted}
+    first = [b for i, b in enumerate(blobs) if i not in placeholders]
     for _, partings, _, _ in parted:
         first += partings[0]
     card_h = card_height(first)

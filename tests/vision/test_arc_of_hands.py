@@ -1,6 +1,7 @@
-"""A whole table photo of a procedural deck whose hands touch along the table's arc: the
-rows are cut into hands, and the card height measured again after each cut does not run
-away (``geometry.REMEASURE_FLOOR``)."""
+"""Whole table photos of procedural decks whose hands touch along the table's arc: the
+rows are cut into hands, the card height measured again after each cut does not run away
+(``geometry.REMEASURE_FLOOR``), and a parting that leaves a piece too thin to be a hand
+gives way to another (``geometry.THIN_PART``)."""
 
 from __future__ import annotations
 
