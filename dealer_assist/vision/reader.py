@@ -629,7 +629,7 @@ class Reader:
             if conf < self.threshold and not c.inferred:
                 reasons.append(f"low confidence {conf:.2f}")
             elif not c.inferred and (alt := c.runner_up(chosen[n]))[1] > self.runner_up:
-                reasons.append(f"could also be {alt[0]} ({alt[1]:.2f})")
+                reasons.append(f"could also be {alt[0]} ({alt[1]:.3f})")
             if reasons:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": card,
                                 "reason": "; ".join(reasons), "alternatives": c.alternatives()})
