@@ -439,7 +439,7 @@
     for (const r of reason.split("; ")) {
       let m;
       if ((m = /low confidence ([\d.]+)/.exec(r))) parts.push(`${Math.round(m[1] * 100)}% sure`);
-      else if ((m = /could also be (\w+)/.exec(r))) parts.push(`or ${m[1]}?`);
+      else if ((m = /could also be (\w+)/.exec(r))) parts.push(`or ${pretty(m[1])}?`);
       else if ((m = /seen (\d+) times/.exec(r))) parts.push(`seen ${m[1]}×`);
       else if ((m = /hand has (\d+) cards?/.exec(r))) parts.push(`${m[1]} card${m[1] === "1" ? "" : "s"}, not 3`);
       else parts.push(r);
