@@ -9,6 +9,7 @@ lie along the top edge, upright, one per card, from which cards are then cut.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -140,40 +141,43 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Bl
     mask = card_mask(work)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
-    blobs: list[Blob] = []
-    parted: list[tuple[int, list[list[Blob]], np.ndarray, tuple[int, int]]] = []
+    # each region's card-like regions; a region of touching hands keeps the other ways it
+    # can be parted, tried once the card height is known (``_parted``)
+    regions: list[list[Blob]] = []
+    partings: dict[int, tuple[Iterator[list[Blob]], np.ndarray, tuple[int, int]]] = {}
     for c in contours:
         if cv2.contourArea(c) < min_area:
             continue
         if _card_like(c, min_area):
-            blobs.append(_blob(c, s))
+            regions.append([_blob(c, s)])
             continue
         x, y, w, h = cv2.boundingRect(c)
         part = np.zeros((h + 2, w + 2), np.uint8)
         cv2.drawContours(part, [c], -1, 255, -1, offset=(1 - x, 1 - y))
-        partings = _partings(part, (x - 1, y - 1), s, min_area)
-        if partings:
-            parted.append((len(blobs), partings, part, (x - 1, y - 1)))
-            blobs.append(partings[0][0])  # a placeholder, the parting chosen below
+        ways = _partings(part, (x - 1, y - 1), s, min_area)
+        first = next(ways, None)
+        if first is not None:
+            partings[len(regions)] = (ways, part, (x - 1, y - 1))
+            regions.append(first)
         elif rejected is not None:
             rejected.append(_blob(c, s))
-    blobs = _parted(blobs, parted, s, min_area, rejected)
+    blobs = _parted(regions, partings, s, min_area, rejected)
     return _split_rows(blobs, mask, s, min_area)
 
 
 def _partings(part: np.ndarray, origin: tuple[int, int], s: float,
-              min_area: float) -> list[list[Blob]]:
-    """The ways a region of touching hands falls apart into card-like regions: eroded more
-    and more, then by its hands' cores (``_split_cores``); the first way first."""
-    out: list[list[Blob]] = []
+              min_area: float) -> Iterator[list[Blob]]:
+    """The ways a region of touching hands falls apart into card-like regions, each made
+    only when asked for: eroded more and more, then by its hands' cores
+    (``_split_cores``)."""
     for k in (2, 4, 6, 9):
         eroded = cv2.erode(part, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
         subs, _ = cv2.findContours(eroded, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         subs = [d + np.array(origin) for d in subs if cv2.contourArea(d) >= 0.5 * min_area]
         if len(subs) > 1 and all(_card_like(d, 0.5 * min_area) for d in subs):
-            out.append([_blob(d, s, grow=k) for d in subs])
-    cores = _split_cores(part, origin, s, min_area)
-    return [*out, cores] if cores else out
+            yield [_blob(d, s, grow=k) for d in subs]
+    if cores := _split_cores(part, origin, s, min_area):
+        yield cores
 
 
 #: A region parted from touching hands narrower than this share of the card height cannot
@@ -181,33 +185,35 @@ def _partings(part: np.ndarray, origin: tuple[int, int], s: float,
 THIN_PART = 0.75
 
 
-def _parted(blobs: list[Blob], parted: list[tuple[int, list[list[Blob]], np.ndarray,
-                                                   tuple[int, int]]],
+def _parted(regions: list[list[Blob]],
+            partings: dict[int, tuple[Iterator[list[Blob]], np.ndarray, tuple[int, int]]],
             s: float, min_area: float, rejected: list[Blob] | None) -> list[Blob]:
-    """``blobs`` with each placeholder of ``parted`` replaced by its first parting with no
-    part thinner than THIN_PART card heights (else its first), and what the parting leaves
-    of the region."""
-    placeholders = {at for at, _, _, _ in parted}
-    first = [b for i, b in enumerate(blobs) if i not in placeholders]
-    for _, partings, _, _ in parted:
-        first += partings[0]
-    card_h = card_height(first)
-    chosen: dict[int, list[Blob]] = {}
-    for at, partings, part, origin in parted:
-        found = partings[0]
-        if card_h is not None:
-            found = next((p for p in partings
-                          if all(blob_sides(b)[0] >= THIN_PART * card_h for b in p)), found)
-        # a hand that erosion wore down to crumbs (a court card's art leaves its
-        # card-white thin) is in none of the parts: what the parts leave of the region
-        # is a region of its own, never dropped
-        for d in _left_over(part, origin, found, s, min_area):
-            if _card_like(d, min_area):
-                found = [*found, _blob(d, s)]
-            elif rejected is not None:
-                rejected.append(_blob(d, s))
-        chosen[at] = found
-    return [b for i, blob in enumerate(blobs) for b in chosen.get(i, [blob])]
+    """The card-like regions of ``regions``, where each region of touching hands (its
+    index in ``partings``: the other ways to part it, its card-white, its origin) is parted
+    the first way with no part thinner than THIN_PART card heights (else the first way),
+    with what that parting leaves of it."""
+    card_h = card_height([b for found in regions for b in found])
+    out: list[Blob] = []
+    for i, found in enumerate(regions):
+        if i in partings:
+            ways, part, origin = partings[i]
+            if card_h is not None and not _whole(found, card_h):
+                found = next((p for p in ways if _whole(p, card_h)), found)
+            # a hand that erosion wore down to crumbs (a court card's art leaves its
+            # card-white thin) is in none of the parts: what the parts leave of the region
+            # is a region of its own, never dropped
+            for d in _left_over(part, origin, found, s, min_area):
+                if _card_like(d, min_area):
+                    found = [*found, _blob(d, s)]
+                elif rejected is not None:
+                    rejected.append(_blob(d, s))
+        out += found
+    return out
+
+
+def _whole(parting: list[Blob], card_h: float) -> bool:
+    """Whether no part of ``parting`` is too thin to hold a hand (``THIN_PART``)."""
+    return all(blob_sides(b)[0] >= THIN_PART * card_h for b in parting)
 
 
 def _left_over(part: np.ndarray, origin: tuple[int, int], found: list[Blob], s: float,

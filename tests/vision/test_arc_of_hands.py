@@ -68,10 +68,14 @@ def test_the_first_parting_with_no_thin_part_is_taken() -> None:
     part = np.zeros((10, 10), np.uint8)  # nothing is left over by any parting
     hand = _box(140, 100)  # the card height is 100: a hand's short side
     thin, full = [_box(60, 110), _box(140, 100, 200)], [_box(130, 95), _box(140, 90, 200)]
-    chosen = geometry._parted([hand, thin[0]], [(1, [thin, full], part, (0, 0))],
+    chosen = geometry._parted([[hand], thin], {1: (iter([full]), part, (0, 0))},
                               1.0, 1.0, None)
     assert chosen[0] is hand and chosen[1:] == full
     # when every parting has a thin part, the first is kept (and the dealer sees the reads)
-    chosen = geometry._parted([hand, thin[0]], [(1, [thin, thin[::-1]], part, (0, 0))],
+    chosen = geometry._parted([[hand], thin], {1: (iter([thin[::-1]]), part, (0, 0))},
                               1.0, 1.0, None)
     assert chosen[1:] == thin
+    # and a first parting with no thin part is taken without making the others
+    never = (pytest.fail("another parting was made") for _ in range(1))
+    assert geometry._parted([[hand], full], {1: (never, part, (0, 0))},
+                            1.0, 1.0, None)[1:] == full
