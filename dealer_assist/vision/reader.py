@@ -626,10 +626,12 @@ class Reader:
                                "hand's spread puts it")
             if shared[n]:
                 reasons.append(shared[n])
-            if conf < self.threshold and not c.inferred:
-                reasons.append(f"low confidence {conf:.2f}")
-            elif not c.inferred and (alt := c.runner_up(chosen[n]))[1] > self.runner_up:
-                reasons.append(f"could also be {alt[0]} ({alt[1]:.3f})")
+            if not c.inferred:
+                other, other_p = c.runner_up(chosen[n])
+                if conf < self.threshold:
+                    reasons.append(f"low confidence {conf:.2f}")
+                elif other_p > self.runner_up:
+                    reasons.append(f"could also be {other} ({other_p:.3f})")
             if reasons:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": card,
                                 "reason": "; ".join(reasons), "alternatives": c.alternatives()})

@@ -20,19 +20,15 @@ pytest.importorskip("PIL")  # the procedural decks are drawn with Pillow
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from vision_decks import procedural_deck
+from vision_threshold import unflagged_wrong
 
 
 def read_right(reader: Reader, scene: Scene) -> tuple[int, int]:
-    """(hands found, cards read right where they lie) on the scene's photo."""
+    """(hands found, cards read right where they lie) on the scene's photo, counted as the
+    threshold check (scripts/vision_threshold.py) counts them."""
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
     result = reader.read(image)
-    right = 0
-    for t in scene.cards:
-        centre = np.mean(t.corners, axis=0)
-        height = float(np.linalg.norm(np.subtract(t.corners[3], t.corners[0])))
-        right += any(c["card"] == str(t.card) and float(np.linalg.norm(
-            np.mean(c["corners"], axis=0) - centre)) < 0.375 * height for c in result["cards"])
-    return len(result["hands"]), right
+    return len(result["hands"]), unflagged_wrong(result, scene.cards)[2]
 
 
 def test_an_arc_of_touching_hands_is_cut_into_its_eight_hands(
