@@ -259,6 +259,19 @@ def test_missing_cards_are_placed_by_the_spread() -> None:
     assert missing_cards([0.0, 0.2 * h], 2.2 * h, 0.7 * h) == []
 
 
+def _paint_over(img: np.ndarray, corners: np.ndarray, top: float) -> None:
+    """Paints the card's paper over its upper-left index from ``top`` card heights down."""
+    tl, tr, _, bl = corners
+    right, down = (tr - tl) / np.linalg.norm(tr - tl), (bl - tl) / np.linalg.norm(bl - tl)
+    ch = float(np.linalg.norm(bl - tl))
+    patch = np.array([tl + right * 0.015 * ch + down * top * ch,
+                      tl + right * 0.16 * ch + down * top * ch,
+                      tl + right * 0.16 * ch + down * 0.42 * ch,
+                      tl + right * 0.015 * ch + down * 0.42 * ch])
+    paper = img[tuple(np.round(tl + (right + down) * 0.45 * ch).astype(int)[::-1])]
+    cv2.fillConvexPoly(img, np.round(patch).astype(np.int32), tuple(int(v) for v in paper))
+
+
 def test_a_card_whose_index_is_not_seen_is_read_and_flagged(reader: Reader,
                                                             can_render: None) -> None:
     """The middle card's index is painted over: the reader still gives the hand three
@@ -269,16 +282,7 @@ def test_a_card_whose_index_is_not_seen_is_read_and_flagged(reader: Reader,
     cards = [parse_card(c) for c in ("AS", "KD", "3C")]
     for _ in range(3):
         img, placed = hand_scene(faces, rng, cards)
-        tl, tr, _, bl = placed[1][1]
-        right, down = (tr - tl) / np.linalg.norm(tr - tl), (bl - tl) / np.linalg.norm(bl - tl)
-        ch = float(np.linalg.norm(bl - tl))
-        patch = np.array([tl + right * 0.015 * ch + down * 0.015 * ch,
-                          tl + right * 0.16 * ch + down * 0.015 * ch,
-                          tl + right * 0.16 * ch + down * 0.42 * ch,
-                          tl + right * 0.015 * ch + down * 0.42 * ch])
-        paper = img[tuple(np.round(tl + (right + down) * 0.45 * ch).astype(int)[::-1])]
-        cv2.fillConvexPoly(img, np.round(patch).astype(np.int32),
-                           tuple(int(v) for v in paper))
+        _paint_over(img, placed[1][1], 0.015)  # the middle card's whole index
         out = reader.read(img)
         assert len(out["hands"]) == 1 and len(out["hands"][0]["cards"]) == 3, out
         unseen = [c for c in out["needs_confirmation"] if "of 3 cards seen" in c["reason"]]
@@ -286,6 +290,33 @@ def test_a_card_whose_index_is_not_seen_is_read_and_flagged(reader: Reader,
         middle = sorted(out["cards"], key=lambda c: np.linalg.norm(
             _centre(c["corners"]) - placed[1][1].mean(0)))[0]
         assert middle["card"] == unseen[0]["card"]
+
+
+def test_the_top_cards_other_index_is_read_in_full(reader: Reader, can_render: None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The top card of a hand shows both its indices. The suit under the rank of its
+    upper-left index is painted over (a glare, a smudge): read in full at the other index
+    too (magnified and by the second look), the card is read right; read at its own index
+    alone there, a three of clubs with no suit in sight reads as spades."""
+    from dealer_assist.vision import reader as reader_module
+
+    faces = load_deck(TRAIN_DECKS[0])
+    cards = [parse_card(c) for c in ("AS", "KD", "3C")]
+
+    def top_reads(rng: np.random.Generator) -> list[str]:
+        reads = []
+        for _ in range(3):
+            img, placed = hand_scene(faces, rng, cards)
+            _paint_over(img, placed[2][1], 0.2)  # the top card's suit under its rank
+            out = reader.read(img)
+            top = min(out["cards"], key=lambda c: np.linalg.norm(
+                _centre(c["corners"]) - placed[2][1].mean(0)))
+            reads.append(top["card"])
+        return reads
+
+    assert top_reads(np.random.default_rng(31)) == ["3C"] * 3
+    monkeypatch.setattr(reader_module, "OTHER_INDEX", False)
+    assert top_reads(np.random.default_rng(31)).count("3C") <= 1
 
 
 def test_a_hand_seen_at_a_slant_is_read(reader: Reader, can_render: None,
