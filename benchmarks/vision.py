@@ -10,8 +10,10 @@ of cards read right and not flagged ("sure": nothing for the dealer to confirm),
 median time per photo; then the margin of each of the two rules that keep a wrong read from
 passing as sure, the other left out: the surest wrong read nothing but the confidence
 threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) alone lets
-through. Then the median time for a 12-megapixel (4000x3000) photo. The baseline is the
-same network reading exhaustively (a window every 2 pixels, each window cut and read on its
+through. Then the first ``--layout`` of those tables again with what else a casino's felt
+shows (the betting circles and the game's rules printed on it, chips, the chip tray), and
+the median time for a 12-megapixel (4000x3000) photo. The baseline is the same network
+reading exhaustively (a window every 2 pixels, each window cut and read on its
 own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
 measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
 other labelled photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets:
@@ -140,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--scenes", type=int, default=20, help="1080p photos per held-out design")
     ap.add_argument("--big", type=int, default=3, help="12 MP photos")
+    ap.add_argument("--layout", type=int, default=5,
+                    help="1080p photos per held-out design on a casino's printed layout, "
+                         "with chips (synth.compose(layout=True))")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
                     help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
@@ -166,8 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     runner_up_alone.runner_up = RUNNER_UP
     only_threshold: list[float] = []
     only_runner_up: list[float] = []
+    faces = {deck: load_deck(deck) for deck in HELD_OUT_DECKS}
     for n, deck in enumerate(HELD_OUT_DECKS):
-        decks = {deck: load_deck(deck)}
+        decks = {deck: faces[deck]}
         scenes = [compose(decks, args.seed + 1000 * n + i, seats=7) for i in range(args.scenes)]
         times, results = run(reader, scenes)
         btimes, _ = run(baseline, scenes[: max(3, args.scenes // 4)])
@@ -186,8 +192,16 @@ def main(argv: list[str] | None = None) -> int:
           f"scored {max(only_threshold, default=0.0):.3f} (threshold {reader.threshold}); "
           f"without the threshold, wrong reads the runner-up rule ({RUNNER_UP}) lets through: "
           f"{len(only_runner_up)}")
+    if args.layout:
+        # the same tables with what else a casino's felt shows: betting circles and the
+        # game's rules printed on it, chips, the chip tray
+        laid = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, layout=True)
+                for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.layout)]
+        times, results = run(reader, laid)
+        print(f"{row('on a printed layout', totals(laid, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
     if args.big:
-        decks = {d: load_deck(d) for d in HELD_OUT_DECKS}
+        decks = faces
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)
                for i in range(args.big)]
         times, results = run(reader, big)

@@ -31,13 +31,15 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"comma-separated designs, from: {', '.join(ALL_DECKS)}")
     ap.add_argument("--size", default="1920x1080", help="photo size WxH")
     ap.add_argument("--seats", type=int, default=None, help="occupied player seats (1..7)")
+    ap.add_argument("--layout", action="store_true",
+                    help="a casino's layout printed on the felt, chips on it, the chip tray")
     args = ap.parse_args(argv)
     w, h = (int(v) for v in args.size.lower().split("x"))
     decks = {d: load_deck(d) for d in args.decks.split(",") if d}
     args.out.mkdir(parents=True, exist_ok=True)
     for i in range(args.count):
         seed = args.seed + i
-        scene = compose(decks, seed, size=(w, h), seats=args.seats)
+        scene = compose(decks, seed, size=(w, h), seats=args.seats, layout=args.layout)
         (args.out / f"scene_{seed}.jpg").write_bytes(scene.jpeg)
         (args.out / f"scene_{seed}.json").write_text(json.dumps(scene.truth(), indent=1) + "\n")
         print(f"scene_{seed}.jpg  {scene.meta['deck']}  {len(scene.cards)} cards")

@@ -5,6 +5,11 @@ the dealer's hand across from them, each hand three cards spread so that the low
 show only their index strip), then photographed: any rotation, a moderate perspective,
 uneven light, a colour cast, blur, sensor noise and JPEG compression.
 
+With ``layout=True`` the felt is a casino's Three Card Poker layout: each seat's betting
+circles (ante, play, pair plus) printed in white or gold, with chips on most of them (white
+chips among them), the game's name and its dealer rule printed across the table, and the
+dealer's chip tray: things a real table photo shows that are not cards.
+
 Ground truth per card: the card, its four corners in the photo (clockwise from the corner
 whose index reads upright), the hand number and the seat (1..7, or ``"dealer"``). The seat
 zones (as an admin would draw them) come with every scene, as polygons in photo pixels.
@@ -104,6 +109,74 @@ def _paste(canvas: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, m: np.ndarray
     roi += wb * wa[..., None]
 
 
+#: Chip colours (BGR): white, red, green, black, blue, purple, yellow.
+CHIPS = ((236, 236, 236), (40, 40, 190), (60, 140, 40), (35, 35, 35), (170, 80, 30),
+         (140, 50, 120), (40, 200, 230))
+GOLD, WHITE = (70, 175, 215), (232, 232, 232)
+
+
+def _chip(canvas: np.ndarray, centre: tuple[float, float], r: float,
+          rng: np.random.Generator) -> None:
+    """A chip seen from above: a disc with contrasting spots around its edge and a ring."""
+    body = CHIPS[int(rng.integers(len(CHIPS)))]
+    spot = WHITE if body != CHIPS[0] else CHIPS[1 + int(rng.integers(len(CHIPS) - 1))]
+    c = (round(centre[0]), round(centre[1]))
+    cv2.circle(canvas, c, round(r), body, -1, cv2.LINE_AA)
+    turn = float(rng.uniform(0, 45))
+    for a in range(0, 360, 45):
+        t = math.radians(a + turn)
+        cv2.circle(canvas, (round(c[0] + 0.8 * r * math.cos(t)), round(c[1] + 0.8 * r * math.sin(t))),
+                   max(1, round(0.16 * r)), spot, -1, cv2.LINE_AA)
+    cv2.circle(canvas, c, round(0.55 * r), spot, max(1, round(0.06 * r)), cv2.LINE_AA)
+
+
+def _print_layout(canvas: np.ndarray, places: list[tuple[Seat, float, float, float]],
+                  playing: set[Seat], card_h: float, rng: np.random.Generator) -> None:
+    """A casino's layout on the felt: each seat's three betting circles beyond its hand,
+    chips on most of the ``playing`` seats' circles, the game's name and dealer rule across
+    the table, the chip tray."""
+    ink = WHITE if rng.random() < 0.5 else GOLD
+    line = max(2, round(0.025 * card_h))
+    cx, cy = PLANE_W / 2, PLANE_H * 0.25
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for seat, x, y, _ in places:
+        if seat == "dealer":
+            continue
+        ux, uy = x - cx, y - cy
+        n = math.hypot(ux, uy)
+        ux, uy = ux / n, uy / n
+        # play and ante side by side beyond the hand, pair plus behind them
+        for label, out, along in (("PLAY", 1.5, -0.45), ("ANTE", 1.5, 0.45),
+                                  ("PAIR PLUS", 2.35, 0.0)):
+            px = x + ux * out * card_h - uy * along * card_h
+            py = y + uy * out * card_h + ux * along * card_h
+            cv2.circle(canvas, (round(px), round(py)), round(0.37 * card_h), ink, line,
+                       cv2.LINE_AA)
+            scale = 0.0038 * card_h
+            (tw, _), _ = cv2.getTextSize(label, font, scale, line)
+            cv2.putText(canvas, label, (round(px - tw / 2), round(py + 0.28 * card_h)), font,
+                        scale, ink, line, cv2.LINE_AA)
+            if seat in playing and rng.random() < 0.75:  # a chip, or two side by side
+                offsets = (0.0,) if rng.random() < 0.6 else (-0.11, 0.11)
+                for dx in offsets:
+                    _chip(canvas, (px + dx * card_h, py - 0.05 * card_h), 0.2 * card_h, rng)
+    for k, text in enumerate(("THREE CARD POKER", "DEALER PLAYS WITH QUEEN HIGH OR BETTER")):
+        scale, thick = (0.014 - 0.006 * k) * card_h, round((0.05 - 0.02 * k) * card_h)
+        (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, thick)
+        cv2.putText(canvas, text, (round(cx - tw / 2), round(cy + (2.2 + 0.6 * k) * card_h)),
+                    cv2.FONT_HERSHEY_DUPLEX, scale, ink, thick, cv2.LINE_AA)
+    # the chip tray behind the dealer: tubes of chips seen edge on, as stripes
+    x0, y0, tube, deep = cx - 3.0 * card_h, cy - 1.4 * card_h, 0.26 * card_h, 0.55 * card_h
+    cv2.rectangle(canvas, (round(x0 - 10), round(y0 - 10)),
+                  (round(x0 + 20 * tube + 10), round(y0 + deep + 10)), (30, 30, 30), -1)
+    for i in range(20):
+        colour = CHIPS[int(rng.integers(len(CHIPS)))]
+        for j in range(0, round(deep), max(2, round(0.04 * card_h))):
+            cv2.rectangle(canvas, (round(x0 + i * tube + 2), round(y0 + j)),
+                          (round(x0 + (i + 1) * tube - 2), round(y0 + j + 0.03 * card_h)),
+                          colour, -1)
+
+
 def _hand_layout(noise: np.ndarray, compact: float) -> list[tuple[Seat, float, float, float]]:
     """(seat, x, y, angle) of each hand's centre on the table plane; angles in degrees.
     ``noise``: 9 standard normal draws; ``compact`` shrinks the arc (1.0 = full size)."""
@@ -149,9 +222,12 @@ def compose(
     size: tuple[int, int] = (1920, 1080),
     seats: int | None = None,
     hard: bool = True,
+    layout: bool = False,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
-    ``seats``: number of occupied player seats (1..7, random when None)."""
+    ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
+    felt printed with a casino's layout, chips on it (drawn from their own seed, so the
+    cards lie where they do without it)."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -171,8 +247,8 @@ def compose(
     shrink = rng.uniform(0.9, 1.0)
     # the photo frames the table as tightly as it can: a more compact arc when rotated
     for compact in (1.0, 0.93, 0.87, 0.82):
-        layout = _hand_layout(noise, compact)
-        pts = np.array([[x + dx, y + dy] for _, x, y, _ in layout
+        places = _hand_layout(noise, compact)
+        pts = np.array([[x + dx, y + dy] for _, x, y, _ in places
                         for dx in (-1.3 * card_h, 1.3 * card_h) for dy in (-card_h, card_h)])
         full = _fit(pts, hmat, rot, out_w, out_h, shrink)
         probe = cv2.perspectiveTransform(
@@ -181,13 +257,16 @@ def compose(
         if np.linalg.norm(probe[1] - probe[0]) >= 0.12 * min(out_w, out_h):
             break
 
+    if layout:
+        _print_layout(canvas, places, {places[i][0] for i in occupied}, card_h,
+                      np.random.default_rng([seed, 1]))
     truth_plane: list[tuple[str, np.ndarray, int, Seat]] = []
     zones_plane: dict[str, np.ndarray] = {}
-    for seat, x, y, angle in layout:
+    for seat, x, y, angle in places:
         zones_plane[str(seat)] = _zone(x, y, angle, card_h * 2.2, card_h * 1.6)
     next_card = 0
     for hand_no, li in enumerate(occupied):
-        seat, hx, hy, hangle = layout[li]
+        seat, hx, hy, hangle = places[li]
         sample = faces[DECK[int(order[next_card])]].bgra
         w = sample.shape[1] * card_h / sample.shape[0]
         step = rng.uniform(0.19, 0.27) * card_h
@@ -247,5 +326,5 @@ def compose(
         p = cv2.perspectiveTransform(poly[None].astype(np.float32), full)[0]
         zones[key] = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
-            "jpeg_quality": quality}
+            "jpeg_quality": quality, "layout": layout}
     return Scene(img8, enc.tobytes(), cards, zones, meta)

@@ -1,0 +1,45 @@
+"""Table photos on a casino's printed layout (``synth.compose(layout=True)``): betting
+circles and the game's rules printed on the felt, chips on the circles, the chip tray. The
+reader must pass nothing printed or stacked there off as a card."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.synth import compose
+
+pytest.importorskip("PIL")  # the procedural decks are drawn with Pillow
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from vision_decks import procedural_deck
+from vision_threshold import unflagged_wrong
+
+
+def test_the_layout_is_printed_under_the_same_cards() -> None:
+    decks = {"proc:920024": procedural_deck(920024)}
+    plain = compose(decks, 9200248, seats=7)
+    laid = compose(decks, 9200248, seats=7, layout=True)
+    assert laid.truth()["cards"] == plain.truth()["cards"]
+    assert laid.meta["layout"] and not plain.meta["layout"]
+    # the felt around the cards shows the circles, the print and the chips
+    changed = np.abs(laid.image.astype(int) - plain.image.astype(int)).max(axis=2) > 40
+    assert changed.mean() > 0.02
+
+
+@pytest.mark.parametrize(("deck", "seed"), [(920024, 9200248), (920009, 9200099)])
+def test_nothing_on_the_layout_is_passed_off_as_a_card(reader: Reader, deck: int,
+                                                       seed: int) -> None:
+    # two tuning photos where chips and the chip tray were read as cards (2026-12-02: 36
+    # and 9 reads that are no card of the table) and printed words joined hands (8 of 24
+    # cards read right on the second):
+    # every such read, and every wrong read, goes to the dealer
+    scene = compose({f"proc:{deck}": procedural_deck(deck)}, seed, seats=7, layout=True)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    wrong, _, _ = unflagged_wrong(reader.read(image), scene.cards)
+    assert wrong == [], wrong
