@@ -38,8 +38,11 @@ def test_an_arc_of_touching_hands_is_cut_into_its_eight_hands(
     hands, right = read_right(reader, scene)
     assert hands == 8 and right >= 22, (hands, right)
     # without the floor, pieces of cut hands drove the height measured again to a third of
-    # a card and every hand was cut up: 6 hands, 7 of 24 cards
+    # a card and every hand was cut up: 7 of 24 cards; since small regions no longer
+    # measure it (``geometry.FAN_SHARE``), the pieces drive it down less: 19
     monkeypatch.setattr(geometry, "REMEASURE_FLOOR", 0.0)
+    assert read_right(reader, scene)[1] < 22
+    monkeypatch.setattr(geometry, "FAN_SHARE", 0.0)
     assert read_right(reader, scene)[1] < 12
 
 
@@ -75,3 +78,13 @@ def test_the_first_parting_with_no_thin_part_is_taken() -> None:
     never = (pytest.fail("another parting was made") for _ in range(1))
     assert geometry._parted([[hand], full], {1: (never, part, (0, 0))},
                             1.0, 1.0, None)[1:] == full
+
+
+def test_chips_do_not_measure_the_card_height() -> None:
+    # eight hands 100 pixels high, and ten chip-sized regions spread a little wider than
+    # tall (a chip with a printed word beside it, two white chips in the tray): the hands
+    # measure the card height, though the chips are more
+    hands = [_box(130, 100, x=200 * i) for i in range(8)]
+    chips = [_box(50, 40, x=2000 + 60 * i) for i in range(10)]
+    assert geometry.card_height(hands + chips) == 100
+    assert geometry.card_height(chips) == 40  # only chips: nothing else tells
