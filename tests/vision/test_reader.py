@@ -226,6 +226,28 @@ def test_a_sure_read_with_a_strong_runner_up_is_flagged(can_render: None) -> Non
     assert all(c["confidence"] > 0.99 for c in sure)
 
 
+def test_only_reads_in_doubt_are_read_at_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every card is read at 1.0 and 0.9; only reads left in doubt at 1.1 too: the same
+    cards as reading every card at every size, with fewer windows for the second look."""
+    from dealer_assist.vision import reader as reader_module
+
+    img = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+
+    def read(first_sizes: int) -> tuple[list[str], int]:
+        monkeypatch.setattr(reader_module, "FIRST_SIZES", first_sizes)
+        one = Reader()
+        assert one.second is not None
+        looked = []
+        raw = one.second.raw
+        monkeypatch.setattr(one.second, "raw", lambda w: looked.append(len(w)) or raw(w))
+        return [c["card"] for c in one.read(img)["cards"]], sum(looked)
+
+    gated, gated_windows = read(2)
+    every, every_windows = read(0)
+    assert gated == every
+    assert gated_windows < every_windows, (gated_windows, every_windows)
+
+
 def test_empty_table(reader: Reader) -> None:
     felt = np.zeros((720, 1280, 3), np.uint8)
     felt[:] = (40, 110, 30)
