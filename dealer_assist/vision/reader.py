@@ -540,9 +540,9 @@ class Reader:
                      sizes: tuple[float, ...]) -> list[
             tuple[list[np.ndarray], list[np.ndarray]]]:
         """For each index (the frame it reads upright in, its card's left edge at x there):
-        the log-probabilities of the index network's reads at each of ``RESCALES`` and of
-        the second look's at each of ``LOOK_SIZES`` (none without a second look), all in one
-        forward pass per network."""
+        the log-probabilities of the index network's reads at each of ``sizes`` but 1.0
+        (read already) and of the second look's at each of them in ``LOOK_SIZES`` (none
+        without a second look), all in one forward pass per network."""
         strips: list[np.ndarray] = []
         looks: list[np.ndarray] = []
         for frame, x in indices:
