@@ -36,9 +36,8 @@ def test_the_layout_is_printed_under_the_same_cards() -> None:
 def test_nothing_on_the_layout_is_passed_off_as_a_card(reader: Reader, deck: int,
                                                        seed: int) -> None:
     # two tuning photos where chips and the chip tray were read as cards (2026-12-02: 36
-    # and 9 reads that are no card of the table) and printed words joined hands (8 of 24
-    # cards read right on the second):
-    # every such read, and every wrong read, goes to the dealer
+    # and 9 reads that are no card of the table) and, on the second, printed words joined
+    # hands: every such read, and every wrong read, goes to the dealer
     scene = compose({f"proc:{deck}": procedural_deck(deck)}, seed, seats=7, layout=True)
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
     wrong, _, _ = unflagged_wrong(reader.read(image), scene.cards)
