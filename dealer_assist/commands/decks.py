@@ -7,8 +7,6 @@ not on record. Exit codes: 0 done, 2 bad input, 3 the database is unreachable.
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
@@ -27,22 +25,13 @@ def install_deck(data: bytes, table: str, database_url: str | None,
     """Put a deck file's bytes on record for ``table`` and where the server reads it
     (``photos.server_deck``): written beside it first, recorded, then moved into place (a
     failed record leaves the server's deck as it was). Returns the file and its SHA-256."""
-    from dealer_assist.services.table_decks import set_table_deck
+    from dealer_assist.services.deck_learning import install_deck_file
 
     from .photos import server_deck
 
-    target = server_deck(table)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staged = target.with_name(f".new-{target.name}")
-    staged.write_bytes(data)
-    sha = hashlib.sha256(data).hexdigest()
-    try:
-        with _session(database_url) as session:
-            set_table_deck(session, table, sha, detail=detail)
-        os.replace(staged, target)
-    finally:
-        staged.unlink(missing_ok=True)
-    return target, sha
+    with _session(database_url) as session:
+        return install_deck_file(session, server_deck(table).parent, table, data,
+                                 detail=detail)
 
 
 def register(vision: click.Group) -> None:
@@ -109,11 +98,10 @@ def register(vision: click.Group) -> None:
     @database_option
     def remove(table_name: str, database_url: str | None) -> None:
         """Stop reading a table's scans with its enrolled deck (recorded: deck.removed)."""
-        from dealer_assist.services.table_decks import set_table_deck
+        from dealer_assist.services.deck_learning import remove_deck_file
 
         from .photos import server_deck
 
         with _session(database_url) as session:
-            set_table_deck(session, table_name, None)
-        server_deck(table_name).unlink(missing_ok=True)
+            remove_deck_file(session, server_deck(table_name).parent, table_name)
         click.echo(f"table {table_name} reads without an enrolled deck")

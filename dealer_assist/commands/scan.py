@@ -207,56 +207,34 @@ def register(group: click.Group) -> None:
         from rich.console import Console
         from rich.progress import track
 
+        from dealer_assist.services.deck_learning import learn_from_scans
         from dealer_assist.services.deck_photos import confirmed_scans
-        from dealer_assist.vision.enroll import confirmed_labels, dumps, save
-        from dealer_assist.vision.enroll import enroll as fit_deck
-        from dealer_assist.vision.loading import ImageError, load
-        from dealer_assist.vision.reader import Reader
+        from dealer_assist.services.errors import ServiceError
+        from dealer_assist.vision.enroll import dumps, save
 
         from .decks import install_deck
         from .photos import _store
 
-        with _session(database_url) as session:
-            found = confirmed_scans(session, _store(folder), table_name, last=last)
-        left_out = (f"; {len(found.missing_photos)} scanned rounds left out, their photos "
-                    f"no longer kept (serials {', '.join(map(str, found.missing_photos[:10]))})"
-                    if found.missing_photos else "")
-        if not found.scans:
-            _fail(f"table {found.table}: no logged scanned round to learn from{left_out}")
+        def progress(scans: Iterator[Any]) -> Iterator[Any]:
+            return iter(track(list(scans), description="reading the scanned rounds' photos",
+                              console=Console(stderr=True), transient=True))
+
         try:
-            reader = Reader()
-        except FileNotFoundError as exc:
-            _fail(f"no card model installed: {exc}")
-        counts = {"rounds": 0, "confirmed": 0, "labelled": 0}
-        serials: list[int] = []
-
-        def labelled() -> Iterator[tuple[Any, dict[str, Any]]]:
-            for scan in track(found.scans, description="reading the scanned rounds' photos",
-                              console=Console(stderr=True), transient=True):
-                try:
-                    image = load(scan.photo)
-                except ImageError as exc:
-                    click.echo(f"round {scan.serial} left out: {exc}", err=True)
-                    continue
-                labels = confirmed_labels(reader.read(image, found.zones), scan.cards)
-                counts["rounds"] += 1
-                serials.append(scan.serial)
-                counts["confirmed"] += sum(len(c) for c in scan.cards.values())
-                counts["labelled"] += sum(c["card"] is not None for c in labels["cards"])
-                yield image, labels
-
-        deck = fit_deck(reader, labelled())
-        if not deck:
-            _fail(f"table {found.table}: no confirmed card was found in the photos{left_out}")
+            with _session(database_url) as session:
+                found = confirmed_scans(session, _store(folder), table_name, last=last)
+            learnt = learn_from_scans(found, each=progress)
+        except ServiceError as exc:
+            _fail(exc.message)
+        for serial, why in learnt.unreadable.items():
+            click.echo(f"round {serial} left out: {why}", err=True)
+        if not learnt.deck:
+            _fail(f"table {found.table}: no confirmed card was found in the photos")
         if out is not None:
-            target = save(deck, out)
+            target = save(learnt.deck, out)
         else:  # on record, then where the server reads it
-            target, _ = install_deck(dumps(deck), found.table, database_url, {
-                "source": "scans", "rounds": sorted(serials),
-                "cards_confirmed": counts["confirmed"], "cards_labelled": counts["labelled"]})
-        click.echo(f"enrolled table {found.table}'s deck from {counts['rounds']} scanned rounds "
-                   f"({counts['labelled']} of their {counts['confirmed']} confirmed cards found "
-                   f"in the photos) into {target}{left_out}")
+            target, _ = install_deck(dumps(learnt.deck), found.table, database_url,
+                                     learnt.detail())
+        click.echo(f"enrolled {learnt.summary()} into {target}")
 
     from .decks import register as register_decks
 

@@ -8,7 +8,7 @@ import json
 from typing import Any
 from zoneinfo import available_timezones
 
-from flask import Blueprint, Flask, flash, redirect, render_template, request, url_for
+from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
 from dealer_assist import services
@@ -116,6 +116,59 @@ def update_table(name: str) -> Response:
                         chip_denominations=denominations)
     forget_table(name)
     flash(f"Table {name} saved.")
+    return redirect(url_for("admin.tables"))
+
+
+@bp.post("/tables/<name>/deck")
+@requires("administer")
+def learn_deck(name: str) -> Response:
+    """Teach the reader the table's deck from its own logged scans (``vision enroll-table``),
+    and read every scan there with it."""
+    from dealer_assist.services.deck_learning import install_deck_file, learn_from_scans
+    from dealer_assist.services.deck_photos import confirmed_scans
+
+    from .scan import deck_folder, photo_store
+
+    try:
+        last = int(request.form.get("last") or 20)
+    except ValueError:
+        raise BackendError("the number of scanned rounds to learn from is a whole number",
+                           field="last") from None
+    if not 1 <= last <= 500:
+        raise BackendError("learn from 1 to 500 scanned rounds", field="last")
+    with store() as s:
+        found = confirmed_scans(s, photo_store(), name, last=last)
+    # reading the photos takes about a second each: outside the queue of writers
+    try:
+        learnt = learn_from_scans(found)
+    except services.ServiceError as exc:  # nothing to learn from, no card model
+        raise BackendError(exc.message) from None
+    if not learnt.deck:
+        raise BackendError(f"table {found.table}: no confirmed card was found in the photos "
+                           f"of its {len(learnt.rounds)} scanned rounds; its deck is as it was")
+    from dealer_assist.vision.enroll import dumps
+
+    with store(write=True) as s:
+        _, sha = install_deck_file(s, deck_folder(current_app.config, current_app.instance_path),
+                                   found.table, dumps(learnt.deck), actor=_me(),
+                                   detail=learnt.detail())
+    forget_table(found.table)
+    flash(f"Learnt {learnt.summary()}. Scans at {found.table} now read with deck {sha[:12]}.")
+    return redirect(url_for("admin.tables"))
+
+
+@bp.post("/tables/<name>/deck/remove")
+@requires("administer")
+def remove_deck(name: str) -> Response:
+    from dealer_assist.services.deck_learning import remove_deck_file
+
+    from .scan import deck_folder
+
+    with store(write=True) as s:
+        remove_deck_file(s, deck_folder(current_app.config, current_app.instance_path), name,
+                         actor=_me())
+    forget_table(name)
+    flash(f"Scans at {name} read without an enrolled deck.")
     return redirect(url_for("admin.tables"))
 
 

@@ -340,3 +340,43 @@ def test_a_table_with_an_enrolled_deck(page: Any, live_server: LiveServer) -> No
     check_honest(data, truth)
     page.tap("[data-testid=scan-use]")
     check_placed(page, data)
+
+
+def test_the_admin_teaches_a_table_its_deck(page: Any, live_server: LiveServer) -> None:
+    """On the admin's tables page, "Learn from scans" reads the table's last 20 logged
+    scanned rounds again and puts the deck their confirmed cards teach on record: the page
+    says what it was learnt from and shows the deck, and the table's scans read with it."""
+    from dealer_assist.services.scan import deck_file
+
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    set_zones(live_server.floor, truth["zones"])
+    open_shift_by_api(live_server)
+    client = live_server.app.test_client()
+    dealer = {"Authorization": f"Bearer {live_server.floor.tokens['dealer']}"}
+    scanned = client.post("/api/v1/tables/TCP-1/scan", data=(SAMPLES / "scene_2.jpg")
+                          .read_bytes(), headers={**dealer, "Content-Type": "image/jpeg"})
+    assert scanned.status_code == 200, scanned.text
+    seats: dict[Any, list[str]] = {}
+    for c in truth["cards"]:
+        seats.setdefault(c["seat"], []).append(c["card"])
+    logged = client.post("/api/v1/tables/TCP-1/rounds", headers=dealer, json={
+        "dealer": seats.pop("dealer"), "photo_sha256": scanned.json["photo_sha256"],
+        "seats": [{"seat": s, "cards": cards, "ante": 500, "play": True}
+                  for s, cards in sorted(seats.items())]})
+    assert logged.status_code == 201, logged.text
+    sign_in(page, live_server, "ada")
+    page.goto(f"{live_server.url}/admin/tables")
+    expect(page.locator("[data-testid=deck-TCP-1]")).to_have_text("none")
+    page.click("[data-testid=learn-deck-TCP-1]")
+    expect(page.locator(".flashes")).to_contain_text(
+        "Learnt table TCP-1's deck from 1 scanned rounds", timeout=60_000)
+    path = deck_file(Path(live_server.app.instance_path) / "decks", "TCP-1")
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    expect(page.locator("[data-testid=deck-TCP-1]")).to_have_text(sha[:12])
+    shot(page, "scan-09-admin-learnt-deck")
+    again = client.post("/api/v1/tables/TCP-1/scan", data=(SAMPLES / "scene_2.jpg")
+                        .read_bytes(), headers={**dealer, "Content-Type": "image/jpeg"})
+    assert again.json["deck_sha256"] == sha
+    page.click("[data-testid=remove-deck-TCP-1]")
+    expect(page.locator("[data-testid=deck-TCP-1]")).to_have_text("none")
+    assert not path.exists()

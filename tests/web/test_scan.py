@@ -579,3 +579,51 @@ def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: Fl
     gone = scan(store_client, zoned, data).json
     assert any("the table's enrolled deck TCP-1.npz" in n and "is not on the server" in n
                for n in notes(gone)), notes(gone)
+
+
+def test_the_admin_teaches_a_table_its_deck_from_its_scans(store_app: Flask, store_auth: Auth,
+                                                           zoned: Floor) -> None:
+    """On the tables page the admin has the reader learn a table's deck from its logged
+    scanned rounds (their kept photos, labelled with the cards the dealer confirmed): the
+    deck goes on record and every scan there reads with it; Remove stops that. Nothing to
+    learn from is a clear 400, nothing recorded; only the admin may."""
+    from dealer_assist.services.scan import deck_file
+    from dealer_assist.web.backend import get_backend
+
+    get_backend(store_app).table_cache_seconds = 0  # type: ignore[attr-defined]
+    client = store_auth.client
+    path = deck_file(Path(store_app.instance_path) / "decks", "TCP-1")
+    store_auth.as_role("supervisor")
+    assert store_auth.post_form("/admin/tables/TCP-1/deck").status_code == 403
+    store_auth.as_role("admin")
+    nothing = store_auth.post_form("/admin/tables/TCP-1/deck", {"last": "20"})
+    assert nothing.status_code == 400, nothing.text[:300]
+    assert "no logged scanned round to learn from" in nothing.text and not path.exists()
+    assert store_auth.post_form("/admin/tables/TCP-1/deck", {"last": "0"}).status_code == 400
+    # a scanned round, logged with the cards the dealer confirmed at each seat
+    assert call(client, "POST", "/tables/TCP-1/shifts", "supervisor", zoned).status_code == 201
+    sha = scan(client, zoned, SCENE.read_bytes()).json["photo_sha256"]
+    seats: dict[Any, list[str]] = {}
+    for c in TRUTH["cards"]:
+        seats.setdefault(c["seat"], []).append(c["card"])
+    confirmed = {"dealer": seats.pop("dealer"), "photo_sha256": sha,
+                 "seats": [{"seat": s, "cards": cards, "ante": 500, "play": True}
+                           for s, cards in sorted(seats.items())]}
+    logged = call(client, "POST", "/tables/TCP-1/rounds", "dealer", zoned, json=confirmed)
+    assert logged.status_code == 201, logged.text[:300]
+
+    learnt = store_auth.post_form("/admin/tables/TCP-1/deck", {"last": "20"})
+    assert learnt.status_code == 302, learnt.text[:300]
+    page = client.get("/admin/tables").text
+    assert "Learnt table TCP-1&#39;s deck from 1 scanned rounds" in page, page[:2000]
+    on_file = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert f">{on_file[:12]}<" in page
+    read = scan(client, zoned, SCENE.read_bytes()).json
+    assert read["deck_sha256"] == on_file
+    check_honest(read, TRUTH)
+
+    removed = store_auth.post_form("/admin/tables/TCP-1/deck/remove")
+    assert removed.status_code == 302 and not path.exists()
+    assert scan(client, zoned, SCENE.read_bytes()).json["deck_sha256"] is None
+    again = store_auth.post_form("/admin/tables/TCP-1/deck/remove")
+    assert again.status_code == 409 and "has no enrolled deck on record" in again.text
