@@ -79,8 +79,63 @@ def card_mask(work: np.ndarray) -> np.ndarray:
     mask = cv2.bitwise_and(mask, rel_ok)
     mask = cv2.bitwise_and(mask, cv2.compare(score, 45, cv2.CMP_GT))  # type: ignore[call-overload]
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-    return mask
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    return _print_cut(closed, mask) if PRINT_CUT else closed
+
+
+#: Print on the felt (the game's rules, the betting circles' labels) that touches a hand
+#: joins its card-white, and the hand's rectangle then cuts across its cards. A region whose
+#: card-white reaches beyond the hull of its thick parts (what an opening of PRINT_OPEN
+#: reduced pixels leaves of the card-white before it is closed, less pieces under
+#: PRINT_MIN pixels: letters that survive it) by PRINT_CUT to PRINT_KEEP of its area, and
+#: whose shape is the more rectangular for losing it (its fill of its rectangle by
+#: PRINT_FILL more), loses it. Never more than PRINT_KEEP, and never below the smallest
+#: region, so a hand whose card-white is thin (court cards' frames) is never cut away.
+#: 2026-12-02, on photos with a printed layout (``synth.compose(layout=True)``): tuning /
+#: check decks 1,171 / 1,213 -> 1,203 / 1,229 right, sure 820 / 764 -> 843 / 780; on plain
+#: felt tuning / check / threshold decks 1,401 / 1,387 / 1,406 -> 1,401 / 1,387 / 1,403 (a
+#: court card's frame cut on one hand, flagged), sure 1,067 / 1,006 / 1,038 -> 1,067 /
+#: 1,006 / 1,035, the surest wrong reads unchanged (0.858 / 0.909 / 0.788). Without PRINT_KEEP a
+#: hand of court cards was cut away whole on one tuning photo, nothing flagged; an opening
+#: of 7 read 1,226 / 1,240 printed but 1,396 / 1,386 / 1,396 plain, PRINT_CUT 0.15 read
+#: 1,170 / 1,223 printed (both before the fill condition).
+PRINT_CUT, PRINT_KEEP, PRINT_FILL = 0.08, 0.5, 0.05
+PRINT_OPEN, PRINT_MIN = 5, 120
+
+
+def _fill(region: np.ndarray) -> float:
+    """How much of its smallest rectangle a region (boolean mask) fills."""
+    pts = np.argwhere(region)
+    _, (rw, rh), _ = cv2.minAreaRect(pts[:, ::-1].astype(np.float32))
+    return float(len(pts) / max(rw * rh, 1.0))
+
+
+def _print_cut(closed: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """``closed`` card-white without the print that joins hands (``PRINT_CUT``); ``before``:
+    the card-white before it was closed."""
+    thick = cv2.morphologyEx(before, cv2.MORPH_OPEN, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (PRINT_OPEN, PRINT_OPEN)))
+    _, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(thick)
+    thick[np.isin(pieces, np.flatnonzero(piece_stats[:, cv2.CC_STAT_AREA] < PRINT_MIN))] = 0
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(closed)
+    out = closed.copy()
+    grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (PRINT_OPEN + 2, PRINT_OPEN + 2))
+    smallest = MIN_BLOB_SHARE * closed.size
+    for k in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        region = labels[y : y + h, x : x + w] == k
+        pts = np.argwhere(region & (thick[y : y + h, x : x + w] > 0))
+        if len(pts) < 3:
+            continue
+        hull = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(hull, cv2.convexHull(pts[:, ::-1].astype(np.int32)), 255)
+        # grown back by what the opening wore off the cards' edges
+        inside = cv2.dilate(hull, grow) > 0
+        outside = int(np.count_nonzero(region & ~inside))
+        if (PRINT_CUT * area <= outside <= PRINT_KEEP * area and area - outside >= smallest
+                and _fill(region & inside) >= _fill(region) + PRINT_FILL):
+            out[y : y + h, x : x + w][region & ~inside] = 0
+    return out
 
 
 def reduce(image: np.ndarray) -> tuple[np.ndarray, float]:

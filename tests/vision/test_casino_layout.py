@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from dealer_assist.vision import geometry
 from dealer_assist.vision.reader import Reader
 from dealer_assist.vision.synth import compose
 
@@ -42,3 +43,32 @@ def test_nothing_on_the_layout_is_passed_off_as_a_card(reader: Reader, deck: int
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
     wrong, _, _ = unflagged_wrong(reader.read(image), scene.cards)
     assert wrong == [], wrong
+
+
+def _word(mask: np.ndarray, x: int, y: int) -> None:
+    """Printed letters, 3 pixels a stroke, 20 high, in a row from (x, y)."""
+    for i in range(6):
+        x0 = x + 14 * i
+        cv2.rectangle(mask, (x0, y), (x0 + 2, y + 20), 255, -1)
+        cv2.rectangle(mask, (x0, y), (x0 + 10, y + 2), 255, -1)
+        cv2.rectangle(mask, (x0 + 8, y), (x0 + 10, y + 20), 255, -1)
+
+
+def test_print_that_joins_a_hand_is_cut_off_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = np.zeros((300, 400), np.uint8)
+    before[50:150, 50:180] = 255  # a hand's card-white
+    _word(before, 181, 90)  # a word printed on the felt, touching it
+    closed = cv2.morphologyEx(before, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    cut = geometry._print_cut(closed, before)
+    assert (cut[50:150, 50:180] == 255).all()  # the hand kept whole
+    assert not cut[90:111, 190:260].any()  # the word gone
+    # a hand whose card-white is mostly thin (court cards' frames around their art) is not
+    # cut away: at most half of a region goes
+    frames = np.zeros((300, 400), np.uint8)
+    frames[50:150, 50:62] = 255  # the lower cards' strips
+    frames[50:150, 62:262] = 255  # the top card's frame, 3 pixels wide around its art
+    frames[53:147, 62:259] = 0
+    closed = cv2.morphologyEx(frames, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    assert (geometry._print_cut(closed, frames) == closed).all()
+    monkeypatch.setattr(geometry, "PRINT_KEEP", 1.0)  # without the bound, cut to its strips
+    assert np.count_nonzero(geometry._print_cut(closed, frames)) < 0.5 * np.count_nonzero(closed)
