@@ -408,12 +408,18 @@ REMEASURE_FLOOR = 0.5
 #: 1,213, sure 760 / 714 -> 818 / 762 (0.2: 1,163 on tuning, 0.5: 1,149); on plain felt
 #: the same reads (tuning, check and threshold decks).
 FAN_SHARE = 0.3
+#: ... and the card height is this percentile of their short sides, not their median: print
+#: that joins hands to each other makes regions two hands large that still look like one
+#: (2026-12-02: printed tuning / check photos 1,203 / 1,229 -> 1,220 / 1,233 right, sure
+#: 843 / 780 -> 851 / 784; plain felt the same reads; 25: 1,227 / 1,242 printed but one card
+#: fewer on the threshold decks).
+HEIGHT_PCT = 35
 
 
 def card_height(blobs: list[Blob]) -> float | None:
     """The card height in the photo, from the hands spread wider than tall (their short
-    side is a card's height): the median of those at least FAN_SHARE as large as the
-    largest; None when no blob tells. Regions longer than HAND_RATIO times their short side
+    side is a card's height): the HEIGHT_PCT percentile of those at least FAN_SHARE as
+    large as the largest; None when no blob tells. Regions longer than HAND_RATIO times their short side
     count only when no other does: they are rows of touching hands, and a row that follows
     the table's arc is wider than a card is high."""
     sides = [(*blob_sides(b), b.area) for b in blobs]
@@ -422,7 +428,7 @@ def card_height(blobs: list[Blob]) -> float | None:
     if not fans:
         return None
     largest = max(a for _, a in fans)
-    return float(np.median([lo for lo, a in fans if a >= FAN_SHARE * largest]))
+    return float(np.percentile([lo for lo, a in fans if a >= FAN_SHARE * largest], HEIGHT_PCT))
 
 
 def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) -> list[Blob]:

@@ -86,8 +86,9 @@ def test_rows_of_touching_hands_do_not_set_the_card_height() -> None:
     too large). Rows count only when no region looks like one hand."""
     hands = [_region(100, 120), _region(102, 125), _region(98, 118)]
     rows = [_region(144, 420), _region(190, 575)]
-    assert geometry.card_height(hands + rows) == pytest.approx(100)
-    assert geometry.card_height(rows) == pytest.approx(167)  # nothing better to go on
+    assert geometry.card_height(hands + rows) == pytest.approx(100, rel=0.01)
+    from_rows = geometry.card_height(rows)  # nothing better to go on
+    assert from_rows is not None and 144 <= from_rows <= 190
     assert geometry.card_height([_region(100, 105)]) is None  # a square says nothing
 
 
