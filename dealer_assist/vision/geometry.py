@@ -95,11 +95,11 @@ def card_mask(work: np.ndarray) -> np.ndarray:
 #: check decks 1,171 / 1,213 -> 1,203 / 1,229 right, sure 820 / 764 -> 843 / 780; on plain
 #: felt tuning / check / threshold decks 1,401 / 1,387 / 1,406 -> 1,401 / 1,387 / 1,403 (a
 #: court card's frame cut on one hand, flagged), sure 1,067 / 1,006 / 1,038 -> 1,067 /
-#: 1,006 / 1,035, the surest wrong reads unchanged (0.858 / 0.909 / 0.788). Without PRINT_KEEP a
-#: hand of court cards was cut away whole on one tuning photo, nothing flagged; an opening
-#: of 7 read 1,226 / 1,240 printed but 1,396 / 1,386 / 1,396 plain, PRINT_CUT 0.15 read
-#: 1,170 / 1,223 printed (both before the fill condition). It costs about 2 ms a photo
-#: (99 against 96 ms per held-out photo, alternating).
+#: 1,006 / 1,035, the surest wrong reads unchanged (0.858 / 0.909 / 0.788). Without
+#: PRINT_KEEP a hand of court cards was cut away whole on one tuning photo, nothing
+#: flagged; an opening of 7 read 1,226 / 1,240 printed but 1,396 / 1,386 / 1,396 plain,
+#: PRINT_CUT 0.15 read 1,170 / 1,223 printed (both before the fill condition). It costs
+#: about 2 ms a photo (99 against 96 ms per held-out photo, alternating).
 PRINT_CUT, PRINT_KEEP, PRINT_FILL = 0.08, 0.5, 0.05
 PRINT_OPEN, PRINT_MIN = 5, 120
 
@@ -419,9 +419,9 @@ HEIGHT_PCT = 35
 def card_height(blobs: list[Blob]) -> float | None:
     """The card height in the photo, from the hands spread wider than tall (their short
     side is a card's height): the HEIGHT_PCT percentile of those at least FAN_SHARE as
-    large as the largest; None when no blob tells. Regions longer than HAND_RATIO times their short side
-    count only when no other does: they are rows of touching hands, and a row that follows
-    the table's arc is wider than a card is high."""
+    large as the largest; None when no blob tells. Regions longer than HAND_RATIO times
+    their short side count only when no other does: they are rows of touching hands, and a
+    row that follows the table's arc is wider than a card is high."""
     sides = [(*blob_sides(b), b.area) for b in blobs]
     fans = [(lo, a) for lo, hi, a in sides if 1.12 * lo < hi <= HAND_RATIO * lo]
     fans = fans or [(lo, a) for lo, hi, a in sides if hi > 1.12 * lo]
