@@ -210,7 +210,7 @@ def register(group: click.Group) -> None:
         from dealer_assist.services.deck_learning import learn_from_scans
         from dealer_assist.services.deck_photos import confirmed_scans
         from dealer_assist.services.errors import ServiceError
-        from dealer_assist.vision.enroll import dumps, save
+        from dealer_assist.vision.enroll import save
 
         from .decks import install_deck
         from .photos import _store
@@ -227,12 +227,10 @@ def register(group: click.Group) -> None:
             _fail(exc.message)
         for serial, why in learnt.unreadable.items():
             click.echo(f"round {serial} left out: {why}", err=True)
-        if not learnt.deck:
-            _fail(f"table {found.table}: no confirmed card was found in the photos")
         if out is not None:
             target = save(learnt.deck, out)
         else:  # on record, then where the server reads it
-            target, _ = install_deck(dumps(learnt.deck), found.table, database_url,
+            target, _ = install_deck(learnt.file_bytes(), found.table, database_url,
                                      learnt.detail())
         click.echo(f"enrolled {learnt.summary()} into {target}")
 

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import orm
 
@@ -26,13 +26,16 @@ from .errors import InvalidInput
 from .scan import deck_file
 from .table_decks import set_table_deck
 
+if TYPE_CHECKING:  # the card reader (OpenCV and its models) loads only when a deck is learnt
+    from dealer_assist.vision.reader import Reader
+
 
 @dataclass
 class LearntDeck:
     """What :func:`learn_from_scans` learnt a table's deck from."""
 
     table: str
-    #: the deck (``vision.enroll``'s corrections); empty when no confirmed card was found
+    #: the deck (``vision.enroll``'s corrections)
     deck: dict[str, Any]
     #: serials of the rounds whose photos were read
     rounds: list[int] = field(default_factory=list)
@@ -47,10 +50,18 @@ class LearntDeck:
         """One line for the person who asked: what the deck was learnt from."""
         return (f"table {self.table}'s deck from {len(self.rounds)} scanned rounds "
                 f"({self.labelled} of their {self.confirmed} confirmed cards found in the "
-                f"photos){_left_out(self.missing_photos)}"
-                + (f"; {len(self.unreadable)} left out, their photos unreadable (serials "
-                   f"{', '.join(map(str, list(self.unreadable)[:10]))})"
-                   if self.unreadable else ""))
+                f"photos){self._left_out()}")
+
+    def _left_out(self) -> str:
+        return _left_out(self.missing_photos) + (
+            f"; {len(self.unreadable)} left out, their photos unreadable (serials "
+            f"{', '.join(map(str, list(self.unreadable)[:10]))})" if self.unreadable else "")
+
+    def file_bytes(self) -> bytes:
+        """The deck as the bytes of its ``.npz`` file (``vision.enroll.dumps``)."""
+        from dealer_assist.vision.enroll import dumps
+
+        return dumps(self.deck)
 
     def detail(self) -> dict[str, Any]:
         """What goes on record with the deck: the rounds it was learnt from."""
@@ -63,16 +74,17 @@ def _left_out(missing_photos: list[int]) -> str:
             f"(serials {', '.join(map(str, missing_photos[:10]))})" if missing_photos else "")
 
 
-def learn_from_scans(found: TableScans, reader: Any | None = None,
+def learn_from_scans(found: TableScans, reader: Reader | None = None,
                      each: Callable[[Iterator[Any]], Iterator[Any]] | None = None) -> LearntDeck:
     """The deck shown in a table's confirmed scans (``deck_photos.confirmed_scans``), each
     photo read again with the table's seat zones by ``reader`` (default: the installed card
     model) and its reads labelled with the cards confirmed at each seat. ``each`` wraps the
     scans as they are read (a progress bar). Raises InvalidInput when there is nothing to
-    learn from, or no card model is installed."""
+    learn from (no scanned round, or no confirmed card found in their photos), or no card
+    model is installed."""
     from dealer_assist.vision.enroll import confirmed_labels, enroll
     from dealer_assist.vision.loading import ImageError, load
-    from dealer_assist.vision.reader import Reader
+    from dealer_assist.vision.reader import Reader as CardReader
 
     learnt = LearntDeck(found.table, {}, missing_photos=list(found.missing_photos))
     if not found.scans:
@@ -80,7 +92,7 @@ def learn_from_scans(found: TableScans, reader: Any | None = None,
                            f"{_left_out(found.missing_photos)}")
     if reader is None:
         try:
-            reader = Reader()
+            reader = CardReader()
         except FileNotFoundError as exc:
             raise InvalidInput(f"no card model installed: {exc}") from exc
 
@@ -98,6 +110,9 @@ def learn_from_scans(found: TableScans, reader: Any | None = None,
             yield image, labels
 
     learnt.deck = enroll(reader, labelled())
+    if not learnt.deck:
+        raise InvalidInput(f"table {found.table}: no confirmed card was found in the photos "
+                           f"of its {len(learnt.rounds)} scanned rounds{learnt._left_out()}")
     return learnt
 
 

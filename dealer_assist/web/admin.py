@@ -143,14 +143,9 @@ def learn_deck(name: str) -> Response:
         learnt = learn_from_scans(found)
     except services.ServiceError as exc:  # nothing to learn from, no card model
         raise BackendError(exc.message) from None
-    if not learnt.deck:
-        raise BackendError(f"table {found.table}: no confirmed card was found in the photos "
-                           f"of its {len(learnt.rounds)} scanned rounds; its deck is as it was")
-    from dealer_assist.vision.enroll import dumps
-
     with store(write=True) as s:
         _, sha = install_deck_file(s, deck_folder(current_app.config, current_app.instance_path),
-                                   found.table, dumps(learnt.deck), actor=_me(),
+                                   found.table, learnt.file_bytes(), actor=_me(),
                                    detail=learnt.detail())
     forget_table(found.table)
     flash(f"Learnt {learnt.summary()}. Scans at {found.table} now read with deck {sha[:12]}.")
