@@ -192,6 +192,11 @@ class CardRead:
         i = int(self.probs.argmax())
         return DECK[i], float(self.probs[i])
 
+    @property
+    def leaves_doubt(self) -> bool:
+        """Whether the read leaves more than ``DOUBT`` on other cards (it is read more)."""
+        return float(self.probs.max()) < 1.0 - DOUBT
+
     def runner_up(self, chosen: int) -> tuple[str, float]:
         """The likeliest card other than ``chosen`` (an index into DECK), and its probability.
 
@@ -525,13 +530,13 @@ class Reader:
             c.probs = self._joint(probs, logs, looks)
         rest = sizes[len(first_sizes):]
         if rest:
-            doubt_n = [n for n, c in enumerate(cards) if c.best[1] < 1.0 - DOUBT]
+            doubt_n = [n for n, c in enumerate(cards) if c.leaves_doubt]
             more = self._index_reads(pyr, [(cards[n].frame, cards[n].x) for n in doubt_n], rest)
             for n, (logs, looks) in zip(doubt_n, more, strict=True):
                 own[n] = (own[n][0] + logs, own[n][1] + looks)
                 cards[n].probs = self._joint(first_pass[n], *own[n])
-        doubt = [(n, c.other) for n, c in enumerate(cards) if OTHER_INDEX
-                 and c.other is not None and c.best[1] < 1.0 - DOUBT]
+        doubt = [(n, c.other) for n, c in enumerate(cards)
+                 if OTHER_INDEX and c.other is not None and c.leaves_doubt]
         other = self._index_reads(pyr, [at for _, at in doubt], sizes)
         for (n, _), (logs, looks) in zip(doubt, other, strict=True):
             cards[n].probs = self._joint(first_pass[n], own[n][0] + logs, own[n][1] + looks)
