@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from tests.web.test_scan import check_honest, record_deck, set_zones
+from tests.web.test_scan import check_honest, confirmed_round, record_deck, set_zones
 
 from .conftest import ARGS, CHROMIUM, LiveServer, shot, sign_in, tablet_tab
 
@@ -356,13 +356,8 @@ def test_the_admin_teaches_a_table_its_deck(page: Any, live_server: LiveServer) 
     scanned = client.post("/api/v1/tables/TCP-1/scan", data=(SAMPLES / "scene_2.jpg")
                           .read_bytes(), headers={**dealer, "Content-Type": "image/jpeg"})
     assert scanned.status_code == 200, scanned.text
-    seats: dict[Any, list[str]] = {}
-    for c in truth["cards"]:
-        seats.setdefault(c["seat"], []).append(c["card"])
-    logged = client.post("/api/v1/tables/TCP-1/rounds", headers=dealer, json={
-        "dealer": seats.pop("dealer"), "photo_sha256": scanned.json["photo_sha256"],
-        "seats": [{"seat": s, "cards": cards, "ante": 500, "play": True}
-                  for s, cards in sorted(seats.items())]})
+    logged = client.post("/api/v1/tables/TCP-1/rounds", headers=dealer,
+                         json=confirmed_round(truth, scanned.json["photo_sha256"]))
     assert logged.status_code == 201, logged.text
     sign_in(page, live_server, "ada")
     page.goto(f"{live_server.url}/admin/tables")

@@ -581,6 +581,17 @@ def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: Fl
                for n in notes(gone)), notes(gone)
 
 
+def confirmed_round(truth: dict[str, Any], photo_sha256: str) -> dict[str, Any]:
+    """The round a dealer logs after confirming a scan of the sample photo ``truth``
+    describes: its cards at each seat, with the photo's hash."""
+    seats: dict[Any, list[str]] = {}
+    for c in truth["cards"]:
+        seats.setdefault(c["seat"], []).append(c["card"])
+    return {"dealer": seats.pop("dealer"), "photo_sha256": photo_sha256,
+            "seats": [{"seat": s, "cards": cards, "ante": 500, "play": True}
+                      for s, cards in sorted(seats.items())]}
+
+
 def test_the_admin_teaches_a_table_its_deck_from_its_scans(store_app: Flask, store_auth: Auth,
                                                            zoned: Floor) -> None:
     """On the tables page the admin has the reader learn a table's deck from its logged
@@ -603,13 +614,8 @@ def test_the_admin_teaches_a_table_its_deck_from_its_scans(store_app: Flask, sto
     # a scanned round, logged with the cards the dealer confirmed at each seat
     assert call(client, "POST", "/tables/TCP-1/shifts", "supervisor", zoned).status_code == 201
     sha = scan(client, zoned, SCENE.read_bytes()).json["photo_sha256"]
-    seats: dict[Any, list[str]] = {}
-    for c in TRUTH["cards"]:
-        seats.setdefault(c["seat"], []).append(c["card"])
-    confirmed = {"dealer": seats.pop("dealer"), "photo_sha256": sha,
-                 "seats": [{"seat": s, "cards": cards, "ante": 500, "play": True}
-                           for s, cards in sorted(seats.items())]}
-    logged = call(client, "POST", "/tables/TCP-1/rounds", "dealer", zoned, json=confirmed)
+    logged = call(client, "POST", "/tables/TCP-1/rounds", "dealer", zoned,
+                  json=confirmed_round(TRUTH, sha))
     assert logged.status_code == 201, logged.text[:300]
 
     learnt = store_auth.post_form("/admin/tables/TCP-1/deck", {"last": "20"})
