@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from dealer_assist.services.deck_photos import MOST_ROUNDS
+
 from .photos import photos_option
 from .store import _session, database_option
 
@@ -187,7 +189,7 @@ def register(group: click.Group) -> None:
     @click.argument("out", type=click.Path(path_type=Path), required=False)
     @click.option("--table", "table_name", required=True,
                   help="The table whose logged scans to learn its deck from.")
-    @click.option("--last", type=click.IntRange(1, 500), default=20, show_default=True,
+    @click.option("--last", type=click.IntRange(1, MOST_ROUNDS), default=20, show_default=True,
                   help="Use the table's most recent N scanned rounds.")
     @photos_option
     @database_option

@@ -22,6 +22,9 @@ from dealer_assist.store import models as m
 from ._base import find_table, read
 from .scan import PhotoStore, table_zones
 
+#: The most scanned rounds a table's deck is learnt from at once (each photo is read again).
+MOST_ROUNDS = 500
+
 
 @dataclass(frozen=True, slots=True)
 class ConfirmedScan:

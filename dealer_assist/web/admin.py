@@ -125,7 +125,7 @@ def learn_deck(name: str) -> Response:
     """Teach the reader the table's deck from its own logged scans (``vision enroll-table``),
     and read every scan there with it."""
     from dealer_assist.services.deck_learning import install_deck_file, learn_from_scans
-    from dealer_assist.services.deck_photos import confirmed_scans
+    from dealer_assist.services.deck_photos import MOST_ROUNDS, confirmed_scans
 
     from .scan import deck_folder, photo_store
 
@@ -134,8 +134,8 @@ def learn_deck(name: str) -> Response:
     except ValueError:
         raise BackendError("the number of scanned rounds to learn from is a whole number",
                            field="last") from None
-    if not 1 <= last <= 500:
-        raise BackendError("learn from 1 to 500 scanned rounds", field="last")
+    if not 1 <= last <= MOST_ROUNDS:
+        raise BackendError(f"learn from 1 to {MOST_ROUNDS} scanned rounds", field="last")
     with store() as s:
         found = confirmed_scans(s, photo_store(), name, last=last)
     # reading the photos takes about a second each: outside the queue of writers
