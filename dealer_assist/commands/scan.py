@@ -60,19 +60,17 @@ def _print_table(result: dict[str, Any]) -> None:
         console.print(f"[yellow]confirm[/]{card} {where}: {item['reason']}")
 
 
-def _table_record(name: str, database_url: str | None) -> tuple[dict[str, Any] | None,
-                                                                 str | None]:
-    """The table's seat zones from the hand log (None: it has none) and its enrolled deck
-    on record (SHA-256, or None); exit 2 for an unknown table, 3 when the database cannot
-    be read (as the other commands)."""
+def _table_record(name: str, database_url: str | None) -> tuple[object, int, str | None]:
+    """The table's seat zones as the hand log records them, its seats, and its enrolled
+    deck on record (SHA-256, or None); exit 2 for an unknown table, 3 when the database
+    cannot be read (as the other commands)."""
     from dealer_assist import services
 
     from .store import _session
 
     with _session(database_url) as session:
         table = services.get_table(session, name)
-        zones, deck = table.seat_zones, table.deck_sha256
-    return (dict(zones) if zones else None), deck
+        return table.seat_zones, table.seats, table.deck_sha256
 
 
 def register(group: click.Group) -> None:
@@ -103,15 +101,24 @@ def register(group: click.Group) -> None:
 
         zones = _load_zones(zones_file) if zones_file is not None else None
         on_record: str | None = None
-        if table_name is not None:
-            table_zones, on_record = _table_record(table_name, database_url)
-            zones = table_zones if zones is None else zones
         try:
             img = load(image)
         except ImageError as exc:
             _fail(str(exc))
         deck = None
         notes: list[str] = []
+        if table_name is not None:
+            from dealer_assist.services.scan import table_zones
+
+            recorded, seats, on_record = _table_record(table_name, database_url)
+            drawn, note = table_zones(recorded, seats, (img.shape[1], img.shape[0]))
+            if zones is None:
+                zones = drawn
+                if note is not None:
+                    notes.append(f"table {table_name!r}: {note}; seats follow the arc")
+                elif drawn is None:
+                    notes.append(f"table {table_name!r} has no seat zones drawn; seats "
+                                 "follow the arc")
         data: bytes | None = None
         if deck_file is None and table_name is not None:
             from dealer_assist.services.table_decks import deck_to_read_with
@@ -138,8 +145,6 @@ def register(group: click.Group) -> None:
         except ValueError as exc:
             _fail(f"cannot use enrolled deck {deck_file}: {exc}")
         result = reader.read(img, zones)
-        if table_name is not None and zones is None:
-            notes.append(f"table {table_name!r} has no seat zones drawn; seats follow the arc")
         result["needs_confirmation"] += [{"hand": None, "seat": None, "card": None,
                                           "reason": n} for n in notes]
         if as_json:
@@ -239,3 +244,70 @@ def register(group: click.Group) -> None:
     from .decks import register as register_decks
 
     register_decks(vision)
+
+    table = group.commands.get("table")
+    if isinstance(table, click.Group):  # the store's `table` group (registered first)
+        _register_zones(table)
+
+
+def _register_zones(table: click.Group) -> None:
+    @table.command("zones")
+    @click.argument("name")
+    @click.option("--photo", "photo_file", type=click.Path(path_type=Path),
+                  help="Photo of the table's empty layout (JPEG or PNG) from where the camera "
+                       "stands (default: the reference photo on record).")
+    @click.option("--zones", "zones_file", type=click.Path(path_type=Path),
+                  help='The zones in that photo\'s pixels: {"1": [[x, y], ...], ..., '
+                       '"dealer": [[x, y], ...]} (a generator truth file works too).')
+    @click.option("--clear", is_flag=True, help="Take the zones off (seats follow the arc).")
+    @photos_option
+    @database_option
+    def zones(name: str, photo_file: Path | None, zones_file: Path | None, clear: bool,
+              folder: Path | None, database_url: str | None) -> None:
+        """Draw table NAME's seat zones for the camera (or show them, or --clear them).
+
+        The zones go on the table's record and audit chain with the reference photo's
+        SHA-256; the photo is kept where the server keeps scanned photos. Scans at the
+        table then seat each hand by the zone it lies in. The admin's tables page draws
+        them by clicking on the photo.
+        """
+        from dealer_assist.services import scan as scan_service
+        from dealer_assist.services.admin import get_table
+        from dealer_assist.services.errors import ServiceError
+        from dealer_assist.services.seat_zones import clear_zones, draw_zones, zones_on_record
+
+        from .photos import _store
+
+        if clear and (photo_file or zones_file):
+            _fail("--clear takes no --photo or --zones")
+        if clear:
+            with _session(database_url) as session:
+                cleared = clear_zones(session, name)
+            click.echo(f"table {name}: seat zones taken off" if cleared
+                       else f"table {name} had no seat zones")
+            return
+        if zones_file is None:
+            if photo_file is not None:
+                _fail("--photo needs --zones (the zones drawn on it)")
+            with _session(database_url) as session:
+                record = zones_on_record(get_table(session, name).seat_zones)
+            click.echo(json.dumps(record.as_record() if record else None))
+            return
+        photo = None
+        try:
+            raw = json.loads(zones_file.read_text(encoding="utf-8"))
+            if photo_file is not None:
+                photo = scan_service.check_photo(photo_file.read_bytes())
+        except OSError as exc:
+            _fail(f"cannot read {exc.filename}: {exc.strerror}")
+        except ValueError as exc:
+            _fail(f"zones file {zones_file} is not JSON: {exc}")
+        except ServiceError as exc:
+            _fail(f"{photo_file}: {exc.message}")
+        if isinstance(raw, dict) and isinstance(raw.get("zones"), dict):
+            raw = raw["zones"]  # a generator truth file, or a record printed by this command
+        with _session(database_url) as session:
+            record = draw_zones(session, _store(folder), name, raw, photo=photo)
+        click.echo(f"table {name}: seat zones of {record.summary()} on reference photo "
+                   f"{record.photo_sha256} ({record.size[0]}x{record.size[1]})"
+                   if record.size else f"table {name}: seat zones of {record.summary()}")

@@ -182,5 +182,14 @@ def integrity_conflict(error: sa_exc.IntegrityError, what: str) -> Conflict:
     return Conflict(f"{what}: {str(error.orig).splitlines()[0] if error.orig else error}")
 
 
-__all__ = ["UserRef", "acting_user", "actor_name", "check_actor", "find_table", "find_user",
-           "guard", "read", "rules_from_text", "system_actor", "unavailable", "version_rules", "write"]
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless one (nouns made plural by an "s").
+
+    >>> counted(1, "scanned round"), counted(2, "photo"), counted(0, "photo")
+    ('1 scanned round', '2 photos', '0 photos')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+__all__ = ["UserRef", "acting_user", "actor_name", "check_actor", "counted", "find_table",
+           "find_user", "guard", "read", "rules_from_text", "system_actor", "unavailable", "version_rules", "write"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import orm
 
-from ._base import UserRef
+from ._base import UserRef, counted
 from .deck_photos import TableScans
 from .errors import InvalidInput
 from .scan import deck_file
@@ -48,7 +48,7 @@ class LearntDeck:
 
     def summary(self) -> str:
         """One line for the person who asked: what the deck was learnt from."""
-        return (f"table {self.table}'s deck from {len(self.rounds)} scanned rounds "
+        return (f"table {self.table}'s deck from {counted(len(self.rounds), 'scanned round')} "
                 f"({self.labelled} of their {self.confirmed} confirmed cards found in the "
                 f"photos){self._left_out()}")
 
@@ -70,7 +70,7 @@ class LearntDeck:
 
 
 def _left_out(missing_photos: list[int]) -> str:
-    return (f"; {len(missing_photos)} scanned rounds left out, their photos no longer kept "
+    return (f"; {counted(len(missing_photos), 'scanned round')} left out, their photos no longer kept "
             f"(serials {', '.join(map(str, missing_photos[:10]))})" if missing_photos else "")
 
 
@@ -103,7 +103,8 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
             except ImageError as exc:
                 learnt.unreadable[scan.serial] = str(exc)
                 continue
-            labels = confirmed_labels(reader.read(image, found.zones), scan.cards)
+            zones = found.zones_for(image.shape[1], image.shape[0])
+            labels = confirmed_labels(reader.read(image, zones), scan.cards)
             learnt.rounds.append(scan.serial)
             learnt.confirmed += sum(len(c) for c in scan.cards.values())
             learnt.labelled += sum(c["card"] is not None for c in labels["cards"])
@@ -112,7 +113,7 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
     learnt.deck = enroll(reader, labelled())
     if not learnt.deck:
         raise InvalidInput(f"table {found.table}: no confirmed card was found in the photos "
-                           f"of its {len(learnt.rounds)} scanned rounds{learnt._left_out()}")
+                           f"of its {counted(len(learnt.rounds), 'scanned round')}{learnt._left_out()}")
     return learnt
 
 

@@ -41,11 +41,19 @@ class TableScans:
     """What :func:`confirmed_scans` found for a table."""
 
     table: str
-    #: the table's seat zones as the reader takes them (None: seats follow the arc)
+    #: the table's seat zones as the reader takes them (None: seats follow the arc), in
+    #: the pixels of the photo they were drawn on (:meth:`zones_for` another photo)
     zones: dict[str, Any] | None
     scans: list[ConfirmedScan]
     #: serials of the rounds whose photo is no longer kept
     missing_photos: list[int]
+    #: the zones as the table records them, and its seats
+    seat_zones: object = None
+    seats: int = 7
+
+    def zones_for(self, width: int, height: int) -> dict[str, Any] | None:
+        """The seat zones for a photo of ``width`` x ``height`` (scaled as a scan's)."""
+        return table_zones(self.seat_zones, self.seats, (width, height))[0]
 
 
 def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,
@@ -72,4 +80,4 @@ def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,
             cards = {str(s.seat): s.cards.split() for s in rnd.seats}
             cards["dealer"] = rnd.dealer_cards.split()
             found.append(ConfirmedScan(rnd.serial, kept[0], cards))
-    return TableScans(info.name, zones, found, missing)
+    return TableScans(info.name, zones, found, missing, info.seat_zones, info.seats)

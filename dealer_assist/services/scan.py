@@ -103,12 +103,37 @@ def check_photo(data: bytes, *, max_bytes: int = MAX_BYTES,
 
 # ---------------------------------------------------------------- seat zones
 
-def table_zones(raw: object, seats: int) -> tuple[dict[str, Any] | None, str | None]:
+#: How far a photo's shape may differ from the reference photo's (width over height) for
+#: the zones drawn on that one to be scaled to it: the same camera frame at another
+#: resolution, not another frame.
+SHAPE_TOLERANCE = 0.02
+
+
+def table_zones(raw: object, seats: int, size: tuple[int, int] | None = None
+                ) -> tuple[dict[str, Any] | None, str | None]:
     """A table's stored seat zones as the reader takes them, and a note when they are
-    unusable (then the reader seats hands along the arc and says so)."""
+    unusable (then the reader seats hands along the arc and says so). Zones drawn on a
+    reference photo of another ``size`` (the photo read's) are scaled to it, when the two
+    have the same shape.
+
+    >>> drawn = {"zones": {"1": [[100, 100], [300, 100], [300, 200]]}, "size": [1920, 1080]}
+    >>> table_zones(drawn, 7, (960, 540))
+    ({'1': [[50.0, 50.0], [150.0, 50.0], [150.0, 100.0]]}, None)
+    >>> table_zones(drawn, 7, (1080, 1920))[1]
+    'the photo is 1080x1920 and the seat zones were drawn on a 1920x1080 photo'
+    """
     if raw is None or raw == {}:
         return None, None
+    sx = sy = 1.0
     if isinstance(raw, Mapping) and "zones" in raw:
+        drawn = raw.get("size")
+        if size is not None and isinstance(drawn, list | tuple) and len(drawn) == 2:
+            (w, h), (dw, dh) = size, (float(drawn[0]), float(drawn[1]))
+            if dw > 0 and dh > 0 and (w, h) != (dw, dh):
+                if abs((w / h) / (dw / dh) - 1) > SHAPE_TOLERANCE:
+                    return None, (f"the photo is {w}x{h} and the seat zones were drawn on a "
+                                  f"{dw:.0f}x{dh:.0f} photo")
+                sx, sy = w / dw, h / dh
         raw = raw["zones"]
     if not isinstance(raw, Mapping):
         return None, "the table's seat zones are not a mapping of seat to polygon"
@@ -123,7 +148,7 @@ def table_zones(raw: object, seats: int) -> tuple[dict[str, Any] | None, str | N
             for p in poly)
         if not ok:
             return None, f'the table\'s seat zone "{key}" is not a polygon of [x, y] points'
-        zones[key] = [[float(x), float(y)] for x, y in poly]
+        zones[key] = [[float(x) * sx, float(y) * sy] for x, y in poly]
     return (zones or None), None
 
 
@@ -287,5 +312,5 @@ def check_photo_ref(store: PhotoStore, sha256: object) -> str:
     return sha256
 
 
-__all__ = ["MAX_BYTES", "MAX_PIXELS", "InvalidPhoto", "Photo", "PhotoStore", "PhotoTooLarge",
+__all__ = ["MAX_BYTES", "MAX_PIXELS", "SHAPE_TOLERANCE", "InvalidPhoto", "Photo", "PhotoStore", "PhotoTooLarge",
            "ScannerUnavailable", "check_photo", "check_photo_ref", "scan_photo", "table_zones"]

@@ -131,10 +131,13 @@ def _chip(canvas: np.ndarray, centre: tuple[float, float], r: float,
 
 
 def _print_layout(canvas: np.ndarray, places: list[tuple[Seat, float, float, float]],
-                  playing: set[Seat], card_h: float, rng: np.random.Generator) -> None:
+                  playing: set[Seat], card_h: float, rng: np.random.Generator,
+                  bets: bool = True) -> None:
     """A casino's layout on the felt: each seat's three betting circles beyond its hand,
-    chips on most of the ``playing`` seats' circles, the game's name and dealer rule across
-    the table, the chip tray."""
+    chips on most of the ``playing`` seats' circles (unless not ``bets``: drawn aside, so
+    the same draws are made), the game's name and dealer rule across the table, the chip
+    tray."""
+    aside = canvas if bets else canvas.copy()
     ink = WHITE if rng.random() < 0.5 else GOLD
     line = max(2, round(0.025 * card_h))
     cx, cy = PLANE_W / 2, PLANE_H * 0.25
@@ -159,7 +162,7 @@ def _print_layout(canvas: np.ndarray, places: list[tuple[Seat, float, float, flo
             if seat in playing and rng.random() < 0.75:  # a chip, or two side by side
                 offsets = (0.0,) if rng.random() < 0.6 else (-0.11, 0.11)
                 for dx in offsets:
-                    _chip(canvas, (px + dx * card_h, py - 0.05 * card_h), 0.2 * card_h, rng)
+                    _chip(aside, (px + dx * card_h, py - 0.05 * card_h), 0.2 * card_h, rng)
     for k, text in enumerate(("THREE CARD POKER", "DEALER PLAYS WITH QUEEN HIGH OR BETTER")):
         scale, thick = (0.014 - 0.006 * k) * card_h, round((0.05 - 0.02 * k) * card_h)
         (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, thick)
@@ -223,11 +226,14 @@ def compose(
     seats: int | None = None,
     hard: bool = True,
     layout: bool = False,
+    empty: bool = False,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
     felt printed with a casino's layout, chips on it (drawn from their own seed, so the
-    cards lie where they do without it)."""
+    cards lie where they do without it). ``empty``: the same photo without the cards and
+    bets (the reference photo of the empty layout seat zones are drawn on; the truth still
+    lists the cards that photo leaves out)."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -259,11 +265,12 @@ def compose(
 
     if layout:
         _print_layout(canvas, places, {places[i][0] for i in occupied}, card_h,
-                      np.random.default_rng([seed, 1]))
+                      np.random.default_rng([seed, 1]), bets=not empty)
     truth_plane: list[tuple[str, np.ndarray, int, Seat]] = []
     zones_plane: dict[str, np.ndarray] = {}
     for seat, x, y, angle in places:
         zones_plane[str(seat)] = _zone(x, y, angle, card_h * 2.2, card_h * 1.6)
+    blank = canvas.copy() if empty else None
     next_card = 0
     for hand_no, li in enumerate(occupied):
         seat, hx, hy, hangle = places[li]
@@ -292,6 +299,8 @@ def compose(
             )[0]
             truth_plane.append((str(card), corners, hand_no, seat))
 
+    if blank is not None:
+        canvas = blank  # every random draw made as with the cards: the same frame and light
     img = cv2.warpPerspective(canvas, full, (out_w, out_h), flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     inside = cv2.warpPerspective(np.ones((PLANE_H, PLANE_W), np.float32), full, (out_w, out_h),
@@ -326,5 +335,5 @@ def compose(
         p = cv2.perspectiveTransform(poly[None].astype(np.float32), full)[0]
         zones[key] = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
-            "jpeg_quality": quality, "layout": layout}
+            "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {})}
     return Scene(img8, enc.tobytes(), cards, zones, meta)

@@ -8,7 +8,17 @@ import json
 from typing import Any
 from zoneinfo import available_timezones
 
-from flask import Blueprint, Flask, current_app, flash, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Flask,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from werkzeug.wrappers import Response
 
 from dealer_assist import services
@@ -22,7 +32,7 @@ from dealer_assist.services.table_settings import set_table_money
 from dealer_assist.store.models import ROLES, utcnow
 
 from .auth import requires, signed_in_user
-from .backend import BackendError
+from .backend import BackendError, NotFoundError
 from .shifts import parse_amount
 from .store import forget_table, forget_tokens, local_time, store
 
@@ -81,7 +91,11 @@ def tables() -> str:
         rules = ruleset_from_json(json.loads(v.rules_json))
         labels[v.id] = v.label or (f"PP {rules.pays_label('pair_plus')}, "
                                    f"AB {rules.pays_label('ante_bonus')}")
-    return render_template("admin/tables.html", tables=rows, versions=versions, labels=labels)
+    from dealer_assist.services.seat_zones import zones_on_record
+
+    drawn = {t.id: zones_on_record(t.seat_zones) for t in rows}
+    return render_template("admin/tables.html", tables=rows, versions=versions, labels=labels,
+                           zones={k: v.summary() if v else None for k, v in drawn.items()})
 
 
 @bp.post("/tables")
@@ -165,6 +179,96 @@ def remove_deck(name: str) -> Response:
     forget_table(name)
     flash(f"Scans at {name} read without an enrolled deck.")
     return redirect(url_for("admin.tables"))
+
+
+# ---------------------------------------------------------------- seat zones
+
+def _reference_upload() -> Any:
+    """The photo of the empty layout sent with the zones (multipart field ``photo``),
+    checked; None when none was chosen (the zones are drawn on the one on record)."""
+    from dealer_assist.services import scan as scan_service
+
+    from .scan import max_bytes, max_pixels, refused
+
+    upload = request.files.get("photo")
+    if upload is None or not upload.filename:
+        return None
+    try:
+        return scan_service.check_photo(upload.stream.read(max_bytes() + 1),
+                                        max_bytes=max_bytes(), max_pixels=max_pixels())
+    except services.ServiceError as exc:
+        raise refused(exc, "photo") from None
+
+
+@bp.get("/tables/<name>/zones")
+@requires("administer")
+def zones(name: str) -> str:
+    """Draw the table's seat zones on a photo of its empty layout."""
+    from dealer_assist.services.seat_zones import MOST_POINTS, zones_on_record
+
+    with store() as s:
+        table = services.get_table(s, name)
+        record = zones_on_record(table.seat_zones)
+        name, seats = table.name, table.seats
+    config = {
+        "seats": seats, "zones": record.zones if record else {}, "most_points": MOST_POINTS,
+        "size": list(record.size) if record and record.size else None,
+        "photo": (url_for("admin.zones_photo", name=name)
+                  if record and record.photo_sha256 else None)}
+    return render_template("admin/zones.html", name=name, seats=seats, record=record,
+                           config=config)
+
+
+@bp.get("/tables/<name>/zones/photo")
+@requires("administer")
+def zones_photo(name: str) -> Response:
+    """The photo of the empty layout the table's seat zones are drawn on."""
+    from dealer_assist.services.seat_zones import zones_on_record
+
+    from .scan import photo_response
+
+    with store() as s:
+        record = zones_on_record(services.get_table(s, name).seat_zones)
+    if record is None or record.photo_sha256 is None:
+        raise NotFoundError(f"table {name} has no reference photo of its empty layout")
+    return photo_response(record.photo_sha256)
+
+
+@bp.post("/tables/<name>/zones")
+@requires("administer")
+def save_zones(name: str) -> Any:
+    """Record the zones drawn (``zones``: JSON), on the photo sent (``photo``) or on the
+    reference photo on record."""
+    from dealer_assist.services.seat_zones import draw_zones
+
+    from .errors import wants_json
+    from .scan import photo_store
+
+    photo = _reference_upload()
+    with store(write=True) as s:
+        record = draw_zones(s, photo_store(), name, request.form.get("zones") or "{}",
+                            photo=photo, actor=_me())
+    forget_table(name)
+    message = (f"Seat zones of table {name} saved: {record.summary()}, on reference photo "
+               f"{(record.photo_sha256 or '')[:12]}. Scans at {name} now seat hands by them.")
+    flash(message)
+    page = url_for("admin.zones", name=name)
+    if wants_json():
+        return jsonify({"message": message, "location": page})
+    return redirect(page)
+
+
+@bp.post("/tables/<name>/zones/clear")
+@requires("administer")
+def clear_zones(name: str) -> Response:
+    from dealer_assist.services.seat_zones import clear_zones as clear
+
+    with store(write=True) as s:
+        cleared = clear(s, name, actor=_me())
+    forget_table(name)
+    flash(f"Seat zones of table {name} taken off: scans there seat hands along the table's "
+          f"arc." if cleared else f"Table {name} had no seat zones.")
+    return redirect(url_for("admin.zones", name=name))
 
 
 # ---------------------------------------------------------------- rule sets

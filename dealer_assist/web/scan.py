@@ -24,7 +24,7 @@ from .backend import BackendError, TableInfo
 
 #: Endpoints that take a photo upload: their body limit is set before anything reads it
 #: (the CSRF check reads a multipart form first).
-SCAN_ENDPOINTS = frozenset({"api.scan_photo", "dealer.scan_photo"})
+SCAN_ENDPOINTS = frozenset({"api.scan_photo", "dealer.scan_photo", "admin.save_zones"})
 #: Room for the multipart envelope around the photo.
 _MULTIPART_SLACK = 64 * 1024
 
@@ -47,7 +47,7 @@ _CODES: dict[type[service_errors.ServiceError], tuple[int, str]] = {
 }
 
 
-def _refused(exc: service_errors.ServiceError, field: str | None) -> ScanRefused:
+def refused(exc: service_errors.ServiceError, field: str | None) -> ScanRefused:
     status, code = _CODES.get(type(exc), (exc.status, "bad_request"))
     return ScanRefused(exc.message, field if status != 503 else None, status, code)
 
@@ -105,7 +105,8 @@ def scan_response(table: TableInfo) -> Response:
     try:
         photo = scan_service.check_photo(_upload(), max_bytes=max_bytes(),
                                          max_pixels=max_pixels())
-        zones, note = scan_service.table_zones(table.seat_zones, table.seats)
+        zones, note = scan_service.table_zones(table.seat_zones, table.seats,
+                                                  (photo.width, photo.height))
         wait = current_app.config.get("SCAN_WAIT_SECONDS")
         deck = scan_service.deck_file(
             deck_folder(current_app.config, current_app.instance_path), table.name)
@@ -114,7 +115,7 @@ def scan_response(table: TableInfo) -> Response:
             wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait),
             deck=deck, deck_on_record=table.deck_sha256)
     except service_errors.ServiceError as exc:
-        raise _refused(exc, "photo") from None
+        raise refused(exc, "photo") from None
     if note is not None:
         result["needs_confirmation"].append(
             {"hand": None, "seat": None, "card": None,
@@ -135,7 +136,7 @@ def split_photo(data: object) -> tuple[object, str | None]:
     try:
         sha = scan_service.check_photo_ref(photo_store(), data["photo_sha256"])
     except service_errors.ServiceError as exc:
-        raise _refused(exc, "photo_sha256") from None
+        raise refused(exc, "photo_sha256") from None
     return rest, sha
 
 
@@ -156,5 +157,5 @@ def init_app(app: Flask) -> None:
     app.before_request_funcs.setdefault(None, []).insert(0, _limit_uploads)
 
 
-__all__ = ["SCAN_ENDPOINTS", "deck_folder", "init_app", "photo_response", "photo_store",
-           "scan_response", "split_photo"]
+__all__ = ["SCAN_ENDPOINTS", "deck_folder", "init_app", "max_bytes", "max_pixels",
+           "photo_response", "photo_store", "refused", "scan_response", "split_photo"]

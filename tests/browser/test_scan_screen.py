@@ -364,7 +364,7 @@ def test_the_admin_teaches_a_table_its_deck(page: Any, live_server: LiveServer) 
     expect(page.locator("[data-testid=deck-TCP-1]")).to_have_text("none")
     page.click("[data-testid=learn-deck-TCP-1]")
     expect(page.locator(".flashes")).to_contain_text(
-        "Learnt table TCP-1's deck from 1 scanned rounds", timeout=60_000)
+        "Learnt table TCP-1's deck from 1 scanned round ", timeout=60_000)
     path = deck_file(Path(live_server.app.instance_path) / "decks", "TCP-1")
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     expect(page.locator("[data-testid=deck-TCP-1]")).to_have_text(sha[:12])

@@ -89,7 +89,7 @@ def test_enroll_table_from_its_logged_scans(floor: Floor, tmp_path: Path,
     res = CliRunner().invoke(main, ["vision", "enroll-table", str(out), "--table", "T2", *args])
     assert res.exit_code == 0, res.output
     assert "from 2 scanned rounds" in res.output, res.output
-    assert "1 scanned rounds left out, their photos no longer kept (serials 3)" in res.output
+    assert "1 scanned round left out, their photos no longer kept (serials 3)" in res.output
     labelled, confirmed = (int(v) for v in
                            res.output.split("(")[1].split(" confirmed")[0].split(" of their "))
     assert confirmed == 48 and 40 <= labelled <= 48, res.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cv2
 from click.testing import CliRunner
@@ -44,6 +45,57 @@ def test_scan_uses_the_tables_zones_from_the_hand_log(tmp_path: Path) -> None:
     unknown = runner.invoke(main, ["scan", image, "--table", "T9", "--database-url", url])
     assert unknown.exit_code == 2
     assert "T9" in unknown.output
+
+
+def test_the_admin_draws_a_tables_zones_from_the_command_line(tmp_path: Path) -> None:
+    """`table zones NAME --photo EMPTY --zones FILE` records the zones on the photo of the
+    empty layout (kept with the scans' photos); `scan --table` seats by them, also at half
+    the resolution; bad zones exit 2 with nothing recorded; `--clear` takes them off."""
+    url = db.default_sqlite_url(tmp_path / "instance")
+    engine = db.make_engine(url)
+    db.upgrade(engine)
+    with db.session_factory(engine)() as session:
+        services.create_table(session, "T1", 6)
+    engine.dispose()
+    photos = tmp_path / "photos"
+    truth_file = SAMPLES / "scene_2.json"
+    truth = json.loads(truth_file.read_text())
+    image = SAMPLES / "scene_2.jpg"
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), cv2.resize(cv2.imread(str(image)), (960, 540),
+                                       interpolation=cv2.INTER_AREA))
+    runner = CliRunner()
+
+    def run(*args: str) -> Any:
+        return runner.invoke(main, [*args, "--database-url", url])
+
+    # a 6-seat table has no seat 7: refused, nothing recorded, no photo kept
+    refused = run("table", "zones", "T1", "--photo", str(image), "--zones", str(truth_file),
+                  "--photos", str(photos))
+    assert refused.exit_code == 2
+    assert 'zone "7": the table has seats 1-6 and the dealer' in refused.output
+    assert run("table", "zones", "T1").output.strip() == "null" and not photos.exists()
+
+    six = tmp_path / "six.json"
+    six.write_text(json.dumps({k: v for k, v in truth["zones"].items() if k != "7"}))
+    drawn = run("table", "zones", "T1", "--photo", str(image), "--zones", str(six),
+                "--photos", str(photos))
+    assert drawn.exit_code == 0, drawn.output
+    assert "seat zones of seats 1, 2, 3, 4, 5, 6 and the dealer on reference photo" in drawn.output
+    shown = json.loads(run("table", "zones", "T1").output)
+    assert shown["size"] == [1920, 1080] and len(list(photos.rglob("*.jpg"))) == 1
+
+    by_file = runner.invoke(main, ["scan", str(image), "--json", "--zones", str(six)])
+    by_table = run("scan", str(image), "--json", "--table", "T1")
+    assert by_table.exit_code == 0, by_table.output
+    assert json.loads(by_table.output) == json.loads(by_file.output)
+    seats = {c["card"]: c["seat"] for c in truth["cards"] if c["seat"] != 7}
+    half = json.loads(run("scan", str(small), "--json", "--table", "T1").output)
+    placed = [(c["seat"], seats[c["card"]]) for c in half["cards"] if c["card"] in seats]
+    assert len(placed) >= 10 and all(a == b for a, b in placed), placed
+
+    assert run("table", "zones", "T1", "--clear").output.strip() == "table T1: seat zones taken off"
+    assert run("table", "zones", "T1").output.strip() == "null"
 
 
 def test_hands_outside_every_zone_go_to_the_dealer(reader: Reader) -> None:

@@ -475,8 +475,9 @@ def test_photos_check_and_prune(store_client: FlaskClient, store_app: Flask,
 
     checked = run("check")
     assert checked.exit_code == 0, checked.output
-    assert checked.output.startswith("OK: 1 photos of logged rounds, 0 missing, 0 altered; "
-                                     "1 kept photos belong to no logged round")
+    assert checked.output.startswith(
+        "OK: 1 photo of logged rounds and 0 of empty layouts seat zones were drawn on, "
+        "0 missing, 0 altered; 1 kept photo belongs to no logged round")
     assert "deleted 0 " in run("prune", "--older-than", "1").output  # both just taken
     week_ago = time.time() - 8 * 24 * 3600
     for path in kept(store_app):
@@ -513,7 +514,7 @@ def test_photos_commands_find_the_folder_the_server_uses(floor: Floor, tmp_path:
     monkeypatch.setenv("DEALER_ASSIST_INSTANCE", str(instance))
     checked = CliRunner().invoke(main, ["photos", "check", "--database-url", floor.url])
     assert checked.exit_code == 0, checked.output
-    assert "1 kept photos belong to no logged round" in checked.output
+    assert "1 kept photo belongs to no logged round" in checked.output
 
 
 def test_a_table_reads_with_its_enrolled_deck(store_app: Flask, store_client: FlaskClient,
@@ -621,7 +622,7 @@ def test_the_admin_teaches_a_table_its_deck_from_its_scans(store_app: Flask, sto
     learnt = store_auth.post_form("/admin/tables/TCP-1/deck", {"last": "20"})
     assert learnt.status_code == 302, learnt.text[:300]
     page = client.get("/admin/tables").text
-    assert "Learnt table TCP-1&#39;s deck from 1 scanned rounds" in page, page[:2000]
+    assert "Learnt table TCP-1&#39;s deck from 1 scanned round " in page, page[:2000]
     on_file = hashlib.sha256(path.read_bytes()).hexdigest()
     assert f">{on_file[:12]}<" in page
     read = scan(client, zoned, SCENE.read_bytes()).json
