@@ -11,10 +11,11 @@ median time per photo; then the margin of each of the two rules that keep a wron
 passing as sure, the other left out: the surest wrong read nothing but the confidence
 threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) alone lets
 through. Then the first ``--layout`` of those tables again with what else a casino's felt
-shows (the betting circles and the game's rules printed on it, chips, the chip tray), and
-the median time for a 12-megapixel (4000x3000) photo. The baseline is the same network
-reading exhaustively (a window every 2 pixels, each window cut and read on its
-own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
+shows (the betting circles and the game's rules printed on it, chips, the chip tray), read
+alone and compared with the table's empty layout photographed again from the same place
+(the seat zones' reference photo), and the median time for a 12-megapixel (4000x3000)
+photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
+each window cut and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
 measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
 other labelled photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets:
 >= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per 12 MP photo.
@@ -42,7 +43,7 @@ from vision_threshold import unflagged_wrong
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
 from dealer_assist.vision.net import SECOND_NAMES
 from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
-from dealer_assist.vision.synth import compose
+from dealer_assist.vision.synth import another_take, compose
 
 
 def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
@@ -92,12 +93,12 @@ def row(name: str, s: list[int], width: int = 24) -> str:
             f"{100 * s[4] / s[0]:6.1f}%")
 
 
-def run(reader: Reader, scenes: list) -> tuple[list[float], list]:
+def run(reader: Reader, scenes: list, empties: list | None = None) -> tuple[list[float], list]:
     times, results = [], []
-    for sc in scenes:
+    for k, sc in enumerate(scenes):
         img = cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR)
         t0 = time.perf_counter()
-        res = reader.read(img)
+        res = reader.read(img, None, empties[k] if empties else None)
         times.append(time.perf_counter() - t0)
         results.append(res)
     return times, results
@@ -199,6 +200,15 @@ def main(argv: list[str] | None = None) -> int:
                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.layout)]
         times, results = run(reader, laid)
         print(f"{row('on a printed layout', totals(laid, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+        # ... and compared with the table's empty layout, photographed again from the same
+        # place (the seat zones' reference photo: another take, camera shaken, light changed)
+        empties = [cv2.imdecode(np.frombuffer(another_take(compose(
+            {deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, layout=True,
+            empty=True).image, i), np.uint8), cv2.IMREAD_COLOR)
+            for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.layout)]
+        times, results = run(reader, laid, empties)
+        print(f"{row('  with its empty layout', totals(laid, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
     if args.big:
         decks = faces

@@ -59,9 +59,64 @@ class Frame:
         return Frame(self.blob, self.k, self.width * s, self.to_frame * s, to_image)
 
 
-def card_mask(work: np.ndarray) -> np.ndarray:
+def card_mask(work: np.ndarray, empty: np.ndarray | None = None) -> np.ndarray:
     """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,
-    relative to the felt, whatever its colour and the light."""
+    relative to the felt, whatever its colour and the light. ``empty``: the same frame of
+    the table's empty layout, reduced alike (``EMPTY_DIFF``)."""
+    mask = _white(work)
+    if empty is not None and empty.shape == work.shape:
+        mask = cv2.bitwise_and(mask, cv2.bitwise_not(_on_the_layout(work, empty)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+    return _print_cut(closed, mask) if PRINT_CUT else closed
+
+
+#: Card-white that the table's empty layout shows too, in the same colour (each channel
+#: within EMPTY_DIFF, once the two photos' light is matched; over EMPTY_GROW reduced pixels
+#: of camera shake), is the layout's print, not a card. A card over white print is white
+#: like it, and loses those pixels; the mask's closing fills strokes that thin.
+#: 2026-12-02, printed tuning / check / threshold decks compared with another take of their
+#: empty layout (``synth.another_take``): 1,224 / 1,238 / 1,279 -> 1,400 / 1,374 / 1,406
+#: read right, 0 silent; plain felt unchanged (1,401); EMPTY_DIFF 20 / 45: 1,389 / 1,399,
+#: EMPTY_GROW 1 / 5: 1,399. About 5 ms a photo.
+EMPTY_DIFF, EMPTY_GROW = 30, 3
+
+
+#: How far the empty layout's photo may differ in shape (width over height) from the photo
+#: read to be taken for the same frame at another resolution.
+SAME_SHAPE = 0.02
+
+
+def same_frame(empty: np.ndarray, work: np.ndarray) -> np.ndarray | None:
+    """The photo of the empty layout at the size of ``work``, or None when it is of another
+    shape (another frame: not to be compared pixel by pixel)."""
+    (h, w), (eh, ew) = work.shape[:2], empty.shape[:2]
+    if empty.ndim != 3 or abs((w / h) / (ew / eh) - 1) > SAME_SHAPE:
+        return None
+    if (eh, ew) == (h, w):
+        return empty
+    return cv2.resize(empty, (w, h), interpolation=cv2.INTER_AREA)
+
+
+def _on_the_layout(work: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """Pixels (uint8 0/255) of ``work`` where the empty layout's card-white shows."""
+    printed = cv2.dilate(_white(empty), np.ones((EMPTY_GROW, EMPTY_GROW), np.uint8))
+    # the light of the two photos matched by each channel's median (the felt's), taken on
+    # every 4th pixel of every 4th row
+    gain = (np.median(work[::4, ::4].reshape(-1, 3), axis=0) + 1.0) / (
+        np.median(empty[::4, ::4].reshape(-1, 3), axis=0) + 1.0)
+    matched = cv2.multiply(empty, (*gain.tolist(), 0.0),  # type: ignore[call-overload]
+                           dtype=cv2.CV_8U)
+    diff = cv2.absdiff(cv2.blur(work, (3, 3)), cv2.blur(matched, (3, 3)))
+    b, g, r = cv2.split(diff)
+    same = cv2.compare(cv2.max(cv2.max(b, g), r), EMPTY_DIFF,  # type: ignore[call-overload]
+                       cv2.CMP_LE)
+    out: np.ndarray = cv2.bitwise_and(printed, same)
+    return out
+
+
+def _white(work: np.ndarray) -> np.ndarray:
+    """The card-white test before any morphology (uint8 0/255)."""
     b, g, r = cv2.split(work)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
@@ -77,10 +132,9 @@ def card_mask(work: np.ndarray) -> np.ndarray:
     rel_ok = cv2.compare(twice, floor, cv2.CMP_GT)  # > 0.5 x local
     _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.bitwise_and(mask, rel_ok)
-    mask = cv2.bitwise_and(mask, cv2.compare(score, 45, cv2.CMP_GT))  # type: ignore[call-overload]
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
-    return _print_cut(closed, mask) if PRINT_CUT else closed
+    out: np.ndarray = cv2.bitwise_and(
+        mask, cv2.compare(score, 45, cv2.CMP_GT))  # type: ignore[call-overload]
+    return out
 
 
 #: Print on the felt (the game's rules, the betting circles' labels) that touches a hand
@@ -197,12 +251,15 @@ def _card_like(c: np.ndarray, min_area: float) -> bool:
     return bool(area >= min_area and min(rw, rh) >= 12 and area >= 0.45 * rw * rh)
 
 
-def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None) -> list[Blob]:
+def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
+               empty: np.ndarray | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
-    is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped)."""
+    is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped).
+    ``empty``: a photo of the table's empty layout in the same frame and size (its print
+    is then no card-white)."""
     work, s = reduce(image)
-    mask = card_mask(work)
+    mask = card_mask(work, None if empty is None else same_frame(empty, work))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
     # each region's card-like regions; a region of touching hands keeps the other ways it

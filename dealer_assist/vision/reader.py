@@ -454,8 +454,9 @@ class Reader:
                 fe.score = float(sum(sc[p] for p in fe.peaks))
         return evals, rank, suit, feats
 
-    def find_cards(self, image: np.ndarray) -> list[Hand]:
-        """Hands found; card-like regions where no index was read go to ``self.unread``."""
+    def find_cards(self, image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
+        """Hands found; card-like regions where no index was read go to ``self.unread``.
+        ``empty``: the table's empty layout in the same frame (``geometry.find_blobs``)."""
         self.unread: list[Blob] = []
         self.card_h: float | None = None
         if self._memo is not None and self._memo.found is not None:
@@ -463,7 +464,7 @@ class Reader:
             blobs, self.unread = list(seen), list(unread)
         else:
             pyr = Pyramid(image)
-            blobs = find_blobs(image, self.unread)
+            blobs = find_blobs(image, self.unread, empty)
             if self._memo is not None:
                 self._memo.found = (pyr, list(blobs), list(self.unread))
         if not blobs:
@@ -638,11 +639,13 @@ class Reader:
         return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1])
 
     # -- the whole table -------------------------------------------------------------------
-    def read(self, image: np.ndarray, zones: dict[str, Any] | None = None) -> dict[str, Any]:
+    def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
+             empty: np.ndarray | None = None) -> dict[str, Any]:
         """Every card of a table photo read, grouped into hands and seated (the module's
-        docstring shows the result)."""
+        docstring shows the result). ``empty``: a photo of the table's empty layout in the
+        same frame (the seat zones' reference photo), so its print is not taken for cards."""
         if not self.deck:
-            return self._read(image, zones)
+            return self._read(image, zones, empty)
         # an enrolled deck makes a card sure only where the card model alone reads the same
         # card: a deck enrolled for another design (the table's cards changed) moves reads,
         # and the model alone is the check on it. The model alone reads the photo from the
@@ -651,13 +654,14 @@ class Reader:
         # nicu-white, 3C alone), sharing every forward pass the two reads have in common.
         reader = copy.copy(self)
         reader._memo = _Forwards()
-        result = reader._read(image, zones)
-        alone = reader.with_deck(None)._read(image, zones)["cards"]
+        result = reader._read(image, zones, empty)
+        alone = reader.with_deck(None)._read(image, zones, empty)["cards"]
         result["needs_confirmation"] += deck_doubts(result["cards"], alone)
         return result
 
-    def _read(self, image: np.ndarray, zones: dict[str, Any] | None) -> dict[str, Any]:
-        hands = self.find_cards(image)
+    def _read(self, image: np.ndarray, zones: dict[str, Any] | None,
+              empty: np.ndarray | None = None) -> dict[str, Any]:
+        hands = self.find_cards(image, empty)
         confirm: list[dict[str, Any]] = []
         hands.sort(key=lambda h: (h.centre[1], h.centre[0]))
         assign_seats(hands, zones, confirm)

@@ -337,3 +337,27 @@ def compose(
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
             "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {})}
     return Scene(img8, enc.tobytes(), cards, zones, meta)
+
+
+def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
+                 light: float = 0.07) -> bytes:
+    """The same frame photographed again at another time (a JPEG): the camera shaken by up
+    to ``shake`` pixels, the light brighter or darker by up to ``light`` and tilted across
+    the frame by up to twice that, new sensor noise. What a fixed camera's photo of the
+    empty layout is to a photo taken later (``compose(..., empty=True)`` is exact)."""
+    rng = np.random.default_rng([seed, 2])
+    h, w = image.shape[:2]
+    dx, dy = rng.uniform(-shake, shake, 2)
+    shift = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+    moved: np.ndarray = cv2.warpAffine(image, shift, (w, h),
+                                       borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gain = rng.uniform(1 - light, 1 + light) * (
+        1 + light * (rng.uniform(-1, 1) * (xx / w - 0.5) + rng.uniform(-1, 1) * (yy / h - 0.5)))
+    noise = rng.normal(0, 3, moved.shape).astype(np.float32)
+    out = moved * gain[..., None] + noise
+    ok, enc = cv2.imencode(".jpg", np.clip(out, 0, 255).astype(np.uint8),
+                           [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return enc.tobytes()

@@ -92,7 +92,7 @@ def test_the_reader_gives_a_shared_card_to_the_likelier_read_and_asks_about_both
              Hand([_read({"9C": 0.99}, 400), _read({"AS": 0.6, "AH": 0.35}, 430),
                    _read({"KD": 0.99}, 460)], (500.0, 100.0), area=1.0, length=1.0)]
 
-    def find_cards(image: np.ndarray) -> list[Hand]:
+    def find_cards(image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
         reader.unread, reader.card_h = [], None
         return hands
 
@@ -113,7 +113,7 @@ def test_a_card_read_surely_twice_is_left_as_read_and_flagged_twice(
     hands = [Hand([_read({"AS": 0.99}, 0)], (100.0, 100.0), area=1.0, length=1.0),
              Hand([_read({"AS": 0.98}, 400)], (500.0, 100.0), area=1.0, length=1.0)]
 
-    def find_cards(image: np.ndarray) -> list[Hand]:
+    def find_cards(image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
         reader.unread, reader.card_h = [], None
         return hands
 
