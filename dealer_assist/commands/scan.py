@@ -80,6 +80,10 @@ def register(group: click.Group) -> None:
                   "the hand log: --database-url, else DATABASE_URL, else the SQLite file).")
     @click.option("--zones", "zones_file", type=click.Path(path_type=Path),
                   help='Seat zones JSON: {"1": [[x, y], ...], ..., "dealer": [[x, y], ...]}.')
+    @click.option("--empty", "empty_file", type=click.Path(path_type=Path),
+                  help="A photo of the table's empty layout from where this one was taken, "
+                       "so its print is not read as cards (with --table, by default the "
+                       "photo its seat zones were drawn on).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=None,
                   help="Confidence under which a card needs confirmation (default 0.95).")
@@ -87,9 +91,9 @@ def register(group: click.Group) -> None:
                   help="An enrolled deck (.npz from `vision enroll`; with --table, by default "
                        "the table's own, as the server reads it, if enrolled).")
     @database_option
-    def scan(image: Path, table_name: str | None, zones_file: Path | None, as_json: bool,
-             threshold: float | None, deck_file: Path | None,
-             database_url: str | None) -> None:
+    def scan(image: Path, table_name: str | None, zones_file: Path | None,
+             empty_file: Path | None, as_json: bool, threshold: float | None,
+             deck_file: Path | None, database_url: str | None) -> None:
         """Read every face-up card in a table photo (JPEG or PNG).
 
         Cards are grouped into hands of three and seated by the seat zones (or in order
@@ -112,6 +116,13 @@ def register(group: click.Group) -> None:
 
             recorded, seats, on_record = _table_record(table_name, database_url)
             drawn, note = table_zones(recorded, seats, (img.shape[1], img.shape[0]))
+            if empty_file is None:
+                from dealer_assist.services.seat_zones import empty_layout
+
+                from .photos import _store
+
+                empty_file, missing = empty_layout(_store(None), recorded)
+                notes += [missing] if missing else []
             if zones is None:
                 zones = drawn
                 if note is not None:
@@ -144,7 +155,13 @@ def register(group: click.Group) -> None:
             _fail(f"no card model installed: {exc}")
         except ValueError as exc:
             _fail(f"cannot use enrolled deck {deck_file}: {exc}")
-        result = reader.read(img, zones)
+        empty = None
+        if empty_file is not None:
+            try:
+                empty = load(empty_file)
+            except ImageError as exc:
+                _fail(f"the photo of the empty layout: {exc}")
+        result = reader.read(img, zones, empty)
         result["needs_confirmation"] += [{"hand": None, "seat": None, "card": None,
                                           "reason": n} for n in notes]
         if as_json:

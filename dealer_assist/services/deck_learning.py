@@ -70,8 +70,10 @@ class LearntDeck:
 
 
 def _left_out(missing_photos: list[int]) -> str:
-    return (f"; {counted(len(missing_photos), 'scanned round')} left out, their photos no longer kept "
-            f"(serials {', '.join(map(str, missing_photos[:10]))})" if missing_photos else "")
+    if not missing_photos:
+        return ""
+    return (f"; {counted(len(missing_photos), 'scanned round')} left out, their photos no "
+            f"longer kept (serials {', '.join(map(str, missing_photos[:10]))})")
 
 
 def learn_from_scans(found: TableScans, reader: Reader | None = None,
@@ -96,6 +98,11 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
         except FileNotFoundError as exc:
             raise InvalidInput(f"no card model installed: {exc}") from exc
 
+    try:  # read as the scans were: compared with the table's empty layout
+        empty = None if found.empty is None else load(found.empty)
+    except ImageError:
+        empty = None
+
     def labelled() -> Iterator[tuple[Any, dict[str, Any]]]:
         for scan in (each or iter)(iter(found.scans)):
             try:
@@ -104,7 +111,7 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
                 learnt.unreadable[scan.serial] = str(exc)
                 continue
             zones = found.zones_for(image.shape[1], image.shape[0])
-            labels = confirmed_labels(reader.read(image, zones), scan.cards)
+            labels = confirmed_labels(reader.read(image, zones, empty), scan.cards)
             learnt.rounds.append(scan.serial)
             learnt.confirmed += sum(len(c) for c in scan.cards.values())
             learnt.labelled += sum(c["card"] is not None for c in labels["cards"])
@@ -113,7 +120,8 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
     learnt.deck = enroll(reader, labelled())
     if not learnt.deck:
         raise InvalidInput(f"table {found.table}: no confirmed card was found in the photos "
-                           f"of its {counted(len(learnt.rounds), 'scanned round')}{learnt._left_out()}")
+                           f"of its {counted(len(learnt.rounds), 'scanned round')}"
+                           f"{learnt._left_out()}")
     return learnt
 
 

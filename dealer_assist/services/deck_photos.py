@@ -21,6 +21,7 @@ from dealer_assist.store import models as m
 
 from ._base import find_table, read
 from .scan import PhotoStore, table_zones
+from .seat_zones import empty_layout
 
 #: The most scanned rounds a table's deck is learnt from at once (each photo is read again).
 MOST_ROUNDS = 500
@@ -50,6 +51,9 @@ class TableScans:
     #: the zones as the table records them, and its seats
     seat_zones: object = None
     seats: int = 7
+    #: the kept photo of the table's empty layout its zones were drawn on (scans are
+    #: compared with it), or None
+    empty: Path | None = None
 
     def zones_for(self, width: int, height: int) -> dict[str, Any] | None:
         """The seat zones for a photo of ``width`` x ``height`` (scaled as a scan's)."""
@@ -80,4 +84,5 @@ def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,
             cards = {str(s.seat): s.cards.split() for s in rnd.seats}
             cards["dealer"] = rnd.dealer_cards.split()
             found.append(ConfirmedScan(rnd.serial, kept[0], cards))
-    return TableScans(info.name, zones, found, missing, info.seat_zones, info.seats)
+    empty, _ = empty_layout(store, info.seat_zones)
+    return TableScans(info.name, zones, found, missing, info.seat_zones, info.seats, empty)

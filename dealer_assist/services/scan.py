@@ -186,15 +186,41 @@ def deck_file(folder: str | os.PathLike[str], table: str) -> Path:
     return Path(folder) / (quote(table, safe="") + ".npz")
 
 
+_empties: dict[Path, Any] = {}
+#: Photos of empty layouts kept decoded (one per table that has one; 6 MB at 1080p).
+EMPTIES_KEPT = 8
+
+
+def _empty_layout(path: Path) -> Any:
+    """The photo of a table's empty layout, decoded once (then kept: every scan at the
+    table compares with it); None when it cannot be read."""
+    from dealer_assist.vision.loading import ImageError, load
+
+    image = _empties.get(path)
+    if image is None:
+        try:
+            image = load(path)
+        except ImageError:
+            return None
+        if len(_empties) >= EMPTIES_KEPT:
+            _empties.pop(next(iter(_empties)))
+        _empties[path] = image
+    return image
+
+
 def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
                threshold: float | None = None,
                wait_seconds: float = WAIT_SECONDS,
-               deck: Path | None = None, deck_on_record: str | None = None) -> dict[str, Any]:
+               deck: Path | None = None, deck_on_record: str | None = None,
+               empty: Path | None = None) -> dict[str, Any]:
     """Read the cards of a checked photo; the ``scan --json`` result plus ``photo_sha256``,
     ``threshold`` and ``image`` (its size). ``deck``: the table's enrolled deck file, read
     with when it is the table's deck on record (``deck_on_record``, its SHA-256; see
     ``table_decks``) and fits the installed card model (else the photo is read without it
-    and a note says why); ``deck_sha256`` names the file read with, or is None."""
+    and a note says why); ``deck_sha256`` names the file read with, or is None.
+    ``empty``: the kept photo of the table's empty layout (the seat zones' reference, named
+    by its SHA-256), so the layout's print is not taken for cards; ``layout_sha256`` names
+    it, or is None."""
     from dealer_assist.vision.enroll import load as load_deck
     from dealer_assist.vision.loading import ImageError, decode
     from dealer_assist.vision.reader import DEFAULT_THRESHOLD
@@ -206,6 +232,7 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
         raise ScannerUnavailable("the scanner is busy reading other photos; try again")
     notes: list[str] = []
     deck_sha: str | None = None
+    layout = None  # the empty layout compared with
     try:
         reader = _reader(used)
         data, note = deck_to_read_with(deck, deck_on_record)
@@ -221,7 +248,12 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
             image = decode(photo.data, max_pixels=photo.width * photo.height)
         except ImageError as exc:
             raise InvalidPhoto(f"the photo cannot be decoded: {exc}") from None
-        result: dict[str, Any] = dict(reader.read(image, dict(zones) if zones else None))
+        layout = None if empty is None else _empty_layout(empty)
+        if empty is not None and layout is None:
+            notes.append("the photo of the table's empty layout could not be read: the "
+                         "layout's print may be read as cards")
+        result: dict[str, Any] = dict(reader.read(image, dict(zones) if zones else None,
+                                                  layout))
         del image
     finally:
         _lock.release()
@@ -230,6 +262,7 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
                                      for n in notes]
     result["threshold"] = used
     result["deck_sha256"] = deck_sha
+    result["layout_sha256"] = None if layout is None or empty is None else empty.stem
     result["photo_sha256"] = photo.sha256
     return result
 
@@ -312,5 +345,6 @@ def check_photo_ref(store: PhotoStore, sha256: object) -> str:
     return sha256
 
 
-__all__ = ["MAX_BYTES", "MAX_PIXELS", "SHAPE_TOLERANCE", "InvalidPhoto", "Photo", "PhotoStore", "PhotoTooLarge",
-           "ScannerUnavailable", "check_photo", "check_photo_ref", "scan_photo", "table_zones"]
+__all__ = ["EMPTIES_KEPT", "MAX_BYTES", "MAX_PIXELS", "SHAPE_TOLERANCE", "InvalidPhoto", "Photo",
+           "PhotoStore", "PhotoTooLarge", "ScannerUnavailable", "check_photo", "check_photo_ref",
+           "scan_photo", "table_zones"]

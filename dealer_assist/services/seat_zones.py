@@ -10,7 +10,9 @@ record (``GamingTable.seat_zones``, so on its audit chain) as::
 
 in the reference photo's pixels; the photo is kept beside the scans' photos, named by its
 SHA-256. A scan at another resolution of the same frame gets the zones scaled to it
-(:func:`.scan.table_zones`).
+(:func:`.scan.table_zones`). The reference photo does a second job: every scan at the table
+is compared with it, so the layout's print (the betting circles, the game's rules) is not
+taken for cards (``vision.geometry.card_mask``); a photo with a card on it is refused.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import orm
@@ -76,11 +79,14 @@ def zones_on_record(raw: object) -> ZonesOnRecord | None:
         return None
     size = raw.get("size")
     sha = raw.get("photo_sha256")
-    return ZonesOnRecord(
-        {str(k): [[float(x), float(y)] for x, y in v] for k, v in zones.items()},
-        sha if isinstance(sha, str) else None,
-        (int(size[0]), int(size[1])) if isinstance(size, list | tuple) and len(size) == 2
-        else None)
+    try:
+        return ZonesOnRecord(
+            {str(k): [[float(x), float(y)] for x, y in v] for k, v in zones.items()},
+            sha if isinstance(sha, str) else None,
+            (int(size[0]), int(size[1])) if isinstance(size, list | tuple) and len(size) == 2
+            else None)
+    except (TypeError, ValueError):  # not zones as drawn (scans say so: .scan.table_zones)
+        return None
 
 
 def _where(key: str) -> str:
@@ -150,12 +156,32 @@ def check_zones(raw: object, seats: int, size: tuple[int, int]) -> dict[str, lis
     return out
 
 
+#: A card read at this confidence or more on the photo of the empty layout means it is not
+#: empty. On 60 generated empty layouts (print, the chip tray) the surest read was 0.42; on
+#: a photo of a dealt table two thirds of the cards read over 0.95.
+CARD_ON_EMPTY = 0.8
+
+
+def check_empty(photo: Photo) -> None:
+    """Raise InvalidInput when the reader finds a card on the photo of the empty layout:
+    every scan compares with it, and a card lying there would be taken for the layout's
+    print at every scan after."""
+    from .scan import scan_photo
+
+    cards = [c for c in scan_photo(photo, None)["cards"] if c["confidence"] >= CARD_ON_EMPTY]
+    if cards:
+        shown = ", ".join(sorted({c["card"] for c in cards})[:6])
+        raise InvalidInput(f"the photo of the empty layout shows cards ({shown}): take it "
+                           f"with no cards on the table")
+
+
 def draw_zones(session: orm.Session, photos: PhotoStore, table: str, zones: object, *,
                photo: Photo | None = None, actor: UserRef | None = None) -> ZonesOnRecord:
     """Record ``table``'s seat zones, drawn on ``photo`` (a new reference photo, kept in
     ``photos``) or, without one, on the reference photo already on record. The record is
-    written whole or not at all; raises InvalidInput (nothing written) for bad zones or
-    no photo to draw on, NotFound for an unknown table."""
+    written whole or not at all; raises InvalidInput (nothing written) for bad zones, no
+    photo to draw on or a photo with cards on it (:func:`check_empty`), NotFound for an
+    unknown table."""
     info = get_table(session, table)
     before = zones_on_record(info.seat_zones)
     if photo is not None:
@@ -167,9 +193,23 @@ def draw_zones(session: orm.Session, photos: PhotoStore, table: str, zones: obje
                            f"a photo of its empty layout to draw the zones on")
     record = ZonesOnRecord(check_zones(zones, info.seats, size), sha, size)
     if photo is not None:
+        check_empty(photo)
         photos.put(photo)  # before the record names it; the same photo twice is one file
     update_table(session, info.name, actor=actor, seat_zones=record.as_record())
     return record
+
+
+def empty_layout(photos: PhotoStore, raw: object) -> tuple[Path | None, str | None]:
+    """The kept photo of the empty layout a table's zones (as recorded) were drawn on, and
+    a note when the record names one that is not kept here."""
+    record = zones_on_record(raw)
+    if record is None or record.photo_sha256 is None:
+        return None, None
+    found = photos.find(record.photo_sha256)
+    if found is None:
+        return None, (f"the photo of the table's empty layout ({record.photo_sha256[:12]}) "
+                      f"is not kept here: the layout's print may be read as cards")
+    return found[0], None
 
 
 def clear_zones(session: orm.Session, table: str, *, actor: UserRef | None = None) -> bool:
@@ -182,5 +222,5 @@ def clear_zones(session: orm.Session, table: str, *, actor: UserRef | None = Non
     return True
 
 
-__all__ = ["LEAST_AREA", "MOST_POINTS", "ZonesOnRecord", "check_zones", "clear_zones",
-           "draw_zones", "zones_on_record"]
+__all__ = ["CARD_ON_EMPTY", "LEAST_AREA", "MOST_POINTS", "ZonesOnRecord", "check_empty",
+           "check_zones", "clear_zones", "draw_zones", "empty_layout", "zones_on_record"]

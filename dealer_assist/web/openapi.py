@@ -215,6 +215,11 @@ SCHEMAS: dict[str, Any] = {
                             "description": "the table's enrolled deck on record the photo "
                                            "was read with (`vision enroll-table`, `vision "
                                            "deck install`), or null"},
+            "layout_sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$",
+                              "description": "the photo of the table's empty layout the "
+                                             "photo was compared with (the one its seat "
+                                             "zones were drawn on), so the layout's print "
+                                             "is not read as cards; or null"},
             "table": {"type": "string"}},
     },
     "Shift": {

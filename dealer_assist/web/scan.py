@@ -19,6 +19,7 @@ from werkzeug.wrappers import Response
 
 from dealer_assist.services import errors as service_errors
 from dealer_assist.services import scan as scan_service
+from dealer_assist.services.seat_zones import empty_layout
 
 from .backend import BackendError, TableInfo
 
@@ -110,16 +111,17 @@ def scan_response(table: TableInfo) -> Response:
         wait = current_app.config.get("SCAN_WAIT_SECONDS")
         deck = scan_service.deck_file(
             deck_folder(current_app.config, current_app.instance_path), table.name)
+        empty, missing = empty_layout(photo_store(), table.seat_zones)
         result = scan_service.scan_photo(
             photo, zones, threshold=current_app.config.get("SCAN_THRESHOLD"),
             wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait),
-            deck=deck, deck_on_record=table.deck_sha256)
+            deck=deck, deck_on_record=table.deck_sha256, empty=empty)
     except service_errors.ServiceError as exc:
         raise refused(exc, "photo") from None
-    if note is not None:
+    for reason in ([f"{note}: seats follow the arc of the table"] if note else []) + (
+            [missing] if missing else []):
         result["needs_confirmation"].append(
-            {"hand": None, "seat": None, "card": None,
-             "reason": f"{note}: seats follow the arc of the table"})
+            {"hand": None, "seat": None, "card": None, "reason": reason})
     photo_store().put(photo)
     result["table"] = table.name
     return jsonify(result)
