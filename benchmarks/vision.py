@@ -13,7 +13,7 @@ threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) a
 through. Then the first ``--layout`` of those tables again with what else a casino's felt
 shows (the betting circles and the game's rules printed on it, chips, the chip tray), read
 alone and compared with the table's empty layout photographed again from the same place
-(the seat zones' reference photo), and the median time for a 12-megapixel (4000x3000)
+(the seat zones' reference photo) and from a camera moved, and the median time for a 12-megapixel (4000x3000)
 photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
 each window cut and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
 measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
@@ -209,6 +209,14 @@ def main(argv: list[str] | None = None) -> int:
             for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.layout)]
         times, results = run(reader, laid, empties)
         print(f"{row('  with its empty layout', totals(laid, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+        # ... photographed with the camera moved (a tablet held again): matched by its print
+        moved = [cv2.imdecode(np.frombuffer(another_take(compose(
+            {deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, layout=True,
+            empty=True, view=1).image, i), np.uint8), cv2.IMREAD_COLOR)
+            for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.layout)]
+        times, results = run(reader, laid, moved)
+        print(f"{row('  ... the camera moved', totals(laid, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
     if args.big:
         decks = faces

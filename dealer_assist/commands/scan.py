@@ -81,9 +81,10 @@ def register(group: click.Group) -> None:
     @click.option("--zones", "zones_file", type=click.Path(path_type=Path),
                   help='Seat zones JSON: {"1": [[x, y], ...], ..., "dealer": [[x, y], ...]}.')
     @click.option("--empty", "empty_file", type=click.Path(path_type=Path),
-                  help="A photo of the table's empty layout from where this one was taken, "
-                       "so its print is not read as cards (with --table, by default the "
-                       "photo its seat zones were drawn on).")
+                  help="A photo of the table's empty layout from where this one was taken "
+                       "(or near it), so its print is not read as cards; the seat zones are "
+                       "then in its pixels (with --table, by default the photo its seat "
+                       "zones were drawn on).")
     @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
     @click.option("--threshold", type=click.FloatRange(0.0, 1.0), default=None,
                   help="Confidence under which a card needs confirmation (default 0.95).")
@@ -115,7 +116,6 @@ def register(group: click.Group) -> None:
             from dealer_assist.services.scan import table_zones
 
             recorded, seats, on_record = _table_record(table_name, database_url)
-            drawn, note = table_zones(recorded, seats, (img.shape[1], img.shape[0]))
             if empty_file is None:
                 from dealer_assist.services.seat_zones import empty_layout
 
@@ -123,6 +123,9 @@ def register(group: click.Group) -> None:
 
                 empty_file, missing = empty_layout(_store(None), recorded)
                 notes += [missing] if missing else []
+            # zones drawn on the photo of the empty layout: the reader maps them from it
+            drawn, note = table_zones(recorded, seats,
+                                      None if empty_file else (img.shape[1], img.shape[0]))
             if zones is None:
                 zones = drawn
                 if note is not None:

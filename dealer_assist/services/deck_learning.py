@@ -110,7 +110,8 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
             except ImageError as exc:
                 learnt.unreadable[scan.serial] = str(exc)
                 continue
-            zones = found.zones_for(image.shape[1], image.shape[0])
+            zones = found.zones_for(None if empty is not None else
+                                    (image.shape[1], image.shape[0]))
             labels = confirmed_labels(reader.read(image, zones, empty), scan.cards)
             learnt.rounds.append(scan.serial)
             learnt.confirmed += sum(len(c) for c in scan.cards.values())

@@ -55,9 +55,10 @@ class TableScans:
     #: compared with it), or None
     empty: Path | None = None
 
-    def zones_for(self, width: int, height: int) -> dict[str, Any] | None:
-        """The seat zones for a photo of ``width`` x ``height`` (scaled as a scan's)."""
-        return table_zones(self.seat_zones, self.seats, (width, height))[0]
+    def zones_for(self, size: tuple[int, int] | None) -> dict[str, Any] | None:
+        """The seat zones for a photo of ``size`` (scaled as a scan's), or as drawn (when
+        the reader maps them from the photo of the empty layout: ``size`` None)."""
+        return table_zones(self.seat_zones, self.seats, size)[0]
 
 
 def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,

@@ -59,13 +59,13 @@ class Frame:
         return Frame(self.blob, self.k, self.width * s, self.to_frame * s, to_image)
 
 
-def card_mask(work: np.ndarray, empty: np.ndarray | None = None) -> np.ndarray:
+def card_mask(work: np.ndarray, printed: np.ndarray | None = None) -> np.ndarray:
     """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,
-    relative to the felt, whatever its colour and the light. ``empty``: the same frame of
-    the table's empty layout, reduced alike (``EMPTY_DIFF``)."""
+    relative to the felt, whatever its colour and the light. ``printed``: pixels where
+    the table's empty layout shows its print (``Layout.printed``), taken out."""
     mask = _white(work)
-    if empty is not None and empty.shape == work.shape:
-        mask = cv2.bitwise_and(mask, cv2.bitwise_not(_on_the_layout(work, empty)))
+    if printed is not None:
+        mask = cv2.bitwise_and(mask, cv2.bitwise_not(printed))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
     return _print_cut(closed, mask) if PRINT_CUT else closed
@@ -98,9 +98,99 @@ def same_frame(empty: np.ndarray, work: np.ndarray) -> np.ndarray | None:
     return cv2.resize(empty, (w, h), interpolation=cv2.INTER_AREA)
 
 
-def _on_the_layout(work: np.ndarray, empty: np.ndarray) -> np.ndarray:
-    """Pixels (uint8 0/255) of ``work`` where the empty layout's card-white shows."""
-    printed = cv2.dilate(_white(empty), np.ones((EMPTY_GROW, EMPTY_GROW), np.uint8))
+#: Matching the empty layout to a photo taken from elsewhere (a tablet held again): ORB
+#: features of each (REGISTER_FEATURES, on copies REGISTER_SIDE pixels long), pairs whose
+#: best match is clearly better than the next (REGISTER_RATIO), and a homography that at
+#: least REGISTER_INLIERS of them agree on within 3 pixels. 2026-12-02, printed tuning decks
+#: with the camera moved for the empty layout's photo (``synth.compose(view=1)``): 1,228
+#: right unmatched, 1,397 matched (3,000 features on 1,000 pixels: 1,398 at twice the
+#: time; 1,500 on 640: 1,392; 1,000 on 480: 1,379); about 30 ms when the camera moved.
+REGISTER_FEATURES, REGISTER_RATIO, REGISTER_INLIERS = 2000, 0.75, 40
+REGISTER_SIDE = 800
+
+
+@dataclass
+class Layout:
+    """The table's empty layout seen from where a photo was taken."""
+
+    #: pixels of the reduced photo where the empty layout's print shows, as it does there
+    #: (uint8 0/255): no card-white
+    printed: np.ndarray
+    #: 3x3: pixels of the empty layout's photo -> pixels of the (full) photo
+    to_photo: np.ndarray
+    #: found by matching the layout's print (the camera moved), not the same frame
+    moved: bool
+
+
+def _gray(image: np.ndarray, r: float) -> np.ndarray:
+    """``image`` reduced ``r`` times, in grey."""
+    small = cv2.resize(image, (round(image.shape[1] * r), round(image.shape[0] * r)),
+                       interpolation=cv2.INTER_AREA)
+    out: np.ndarray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return out
+
+
+def registered(empty: np.ndarray, work: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The photo of the empty layout seen from where ``work`` (a reduced photo) was taken
+    (warped by the homography the layout's print gives, black where it shows nothing) and
+    that homography from the empty layout's pixels to ``work``'s; None when too few of its
+    features match."""
+    h, w = work.shape[:2]
+    eh, ew = empty.shape[:2]
+    f = max(h, w) / max(eh, ew)
+    small = cv2.resize(empty, (round(ew * f), round(eh * f)), interpolation=cv2.INTER_AREA)
+    r = min(1.0, REGISTER_SIDE / max(h, w))  # features found on copies this much smaller
+    orb = cv2.ORB_create(REGISTER_FEATURES)  # type: ignore[attr-defined]
+    k1, d1 = orb.detectAndCompute(_gray(small, r), None)
+    k2, d2 = orb.detectAndCompute(_gray(work, r), None)
+    if d1 is None or d2 is None or len(k1) < REGISTER_INLIERS or len(k2) < REGISTER_INLIERS:
+        return None
+    pairs = cv2.BFMatcher(cv2.NORM_HAMMING).knnMatch(d1, d2, k=2)
+    good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < REGISTER_RATIO * p[1].distance]
+    if len(good) < REGISTER_INLIERS:
+        return None
+    src = np.array([k1[m.queryIdx].pt for m in good], np.float32)
+    dst = np.array([k2[m.trainIdx].pt for m in good], np.float32)
+    hom, inliers = cv2.findHomography(src, dst, cv2.RANSAC, 3.0)
+    if hom is None or int(inliers.sum()) < REGISTER_INLIERS:
+        return None
+    hom = np.diag([1 / r, 1 / r, 1.0]) @ hom @ np.diag([r, r, 1.0])
+    warped: np.ndarray = cv2.warpPerspective(small, hom, (w, h), flags=cv2.INTER_LINEAR,
+                                             borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    to_small = np.diag([small.shape[1] / ew, small.shape[0] / eh, 1.0])
+    return warped, hom @ to_small
+
+
+#: The empty layout is taken to be in the photo's frame when at least this share of its
+#: card-white (its print) shows in the photo as it does there (on the printed tuning
+#: photos: 0.60-1.00 in the same frame, 0.00-0.43 with the camera moved); else it is
+#: matched by its print.
+ALIGNED_SHARE = 0.5
+
+
+def layout_in_frame(empty: np.ndarray, work: np.ndarray, s: float) -> Layout | None:
+    """The empty layout in the frame of ``work`` (the photo reduced ``s`` times): as it is
+    when the camera has not moved (the same frame, at any resolution), else matched to it
+    by its print (:func:`registered`); None when neither holds."""
+    to_full = np.diag([1 / s, 1 / s, 1.0])
+    same = same_frame(empty, work)
+    if same is not None:
+        match, printed, kept = _layout_match(work, same)
+        if printed == 0 or kept >= ALIGNED_SHARE * printed:
+            scale = np.diag([work.shape[1] / empty.shape[1], work.shape[0] / empty.shape[0], 1])
+            return Layout(match, to_full @ scale, moved=False)
+    found = registered(empty, work)
+    if found is None:
+        return None
+    return Layout(_layout_match(work, found[0])[0], to_full @ found[1], moved=True)
+
+
+def _layout_match(work: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Pixels of ``work`` where the empty layout's card-white shows (uint8 0/255), how
+    many pixels of card-white the empty layout has, and how many of them look the same in
+    ``work``."""
+    white = _white(empty)
+    printed = cv2.dilate(white, np.ones((EMPTY_GROW, EMPTY_GROW), np.uint8))
     # the light of the two photos matched by each channel's median (the felt's), taken on
     # every 4th pixel of every 4th row
     gain = (np.median(work[::4, ::4].reshape(-1, 3), axis=0) + 1.0) / (
@@ -112,7 +202,7 @@ def _on_the_layout(work: np.ndarray, empty: np.ndarray) -> np.ndarray:
     same = cv2.compare(cv2.max(cv2.max(b, g), r), EMPTY_DIFF,  # type: ignore[call-overload]
                        cv2.CMP_LE)
     out: np.ndarray = cv2.bitwise_and(printed, same)
-    return out
+    return out, int(np.count_nonzero(white)), int(np.count_nonzero(cv2.bitwise_and(white, same)))
 
 
 def _white(work: np.ndarray) -> np.ndarray:
@@ -252,14 +342,14 @@ def _card_like(c: np.ndarray, min_area: float) -> bool:
 
 
 def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
-               empty: np.ndarray | None = None) -> list[Blob]:
+               layout: Layout | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
     is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped).
-    ``empty``: a photo of the table's empty layout in the same frame and size (its print
-    is then no card-white)."""
+    ``layout``: the table's empty layout seen from where the photo was taken
+    (:func:`layout_in_frame`): its print is then no card-white."""
     work, s = reduce(image)
-    mask = card_mask(work, None if empty is None else same_frame(empty, work))
+    mask = card_mask(work, None if layout is None else layout.printed)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
     # each region's card-like regions; a region of touching hands keeps the other ways it

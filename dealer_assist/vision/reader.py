@@ -34,6 +34,7 @@ from .geometry import (
     ROW_OF_HANDS,
     Blob,
     Frame,
+    Layout,
     Pyramid,
     aligned_blob,
     blob_sides,
@@ -42,9 +43,11 @@ from .geometry import (
     cut_strip,
     find_blobs,
     frame_scale,
+    layout_in_frame,
     look_window,
     make_frame,
     quad_blob,
+    reduce,
     window_patches,
 )
 from .net import (
@@ -230,7 +233,8 @@ class _Forwards:
     regions and cuts the same strips and windows wherever it places a card where the deck's
     read did, and runs the networks only on the rest."""
 
-    found: tuple[Pyramid, list[Blob], list[Blob]] | None = None  # pyramid, blobs, unread
+    #: pyramid, blobs, unread, the empty layout as seen
+    found: tuple[Pyramid, list[Blob], list[Blob], Layout | None] | None = None
     strips: dict[tuple[tuple[int, ...], bytes], np.ndarray] = field(default_factory=dict)
     looks: dict[bytes, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
@@ -456,17 +460,20 @@ class Reader:
 
     def find_cards(self, image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
         """Hands found; card-like regions where no index was read go to ``self.unread``.
-        ``empty``: the table's empty layout in the same frame (``geometry.find_blobs``)."""
+        ``empty``: a photo of the table's empty layout (``geometry.layout_in_frame``), seen
+        from where this one was taken as ``self.layout`` (None when it could not be)."""
         self.unread: list[Blob] = []
         self.card_h: float | None = None
+        self.layout: Layout | None = None
         if self._memo is not None and self._memo.found is not None:
-            pyr, seen, unread = self._memo.found
+            pyr, seen, unread, self.layout = self._memo.found
             blobs, self.unread = list(seen), list(unread)
         else:
             pyr = Pyramid(image)
-            blobs = find_blobs(image, self.unread, empty)
+            self.layout = None if empty is None else layout_in_frame(empty, *reduce(image))
+            blobs = find_blobs(image, self.unread, self.layout)
             if self._memo is not None:
-                self._memo.found = (pyr, list(blobs), list(self.unread))
+                self._memo.found = (pyr, list(blobs), list(self.unread), self.layout)
         if not blobs:
             return []
         self.card_h = card_height(blobs)
@@ -642,8 +649,10 @@ class Reader:
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
              empty: np.ndarray | None = None) -> dict[str, Any]:
         """Every card of a table photo read, grouped into hands and seated (the module's
-        docstring shows the result). ``empty``: a photo of the table's empty layout in the
-        same frame (the seat zones' reference photo), so its print is not taken for cards."""
+        docstring shows the result). ``empty``: a photo of the table's empty layout (the
+        one the seat zones are drawn on), from where this one was taken or near it: its
+        print is not taken for cards, and ``zones`` are then in its pixels (mapped to this
+        photo's: scaled, or by the homography its print gives when the camera moved)."""
         if not self.deck:
             return self._read(image, zones, empty)
         # an enrolled deck makes a card sure only where the card model alone reads the same
@@ -659,10 +668,26 @@ class Reader:
         result["needs_confirmation"] += deck_doubts(result["cards"], alone)
         return result
 
+    def _zones_seen(self, zones: dict[str, Any], confirm: list[dict[str, Any]]
+                    ) -> dict[str, Any] | None:
+        """Seat zones drawn on the photo of the empty layout, where they lie in this photo
+        (``self.layout``: the same frame, or the camera moved and the layout's print matched);
+        None, and a note, when the photo could not be matched to the layout."""
+        if self.layout is None:
+            confirm.append({"hand": None, "seat": None, "card": None, "reason":
+                            "this photo could not be matched to the table's empty layout (the "
+                            "camera moved?): seats follow the arc of the table"})
+            return None
+        return {k: cv2.perspectiveTransform(np.asarray(v, np.float32).reshape(1, -1, 2),
+                                            self.layout.to_photo)[0].tolist()
+                for k, v in zones.items()}
+
     def _read(self, image: np.ndarray, zones: dict[str, Any] | None,
               empty: np.ndarray | None = None) -> dict[str, Any]:
         hands = self.find_cards(image, empty)
         confirm: list[dict[str, Any]] = []
+        if empty is not None and zones:
+            zones = self._zones_seen(zones, confirm)
         hands.sort(key=lambda h: (h.centre[1], h.centre[0]))
         assign_seats(hands, zones, confirm)
         # number the hands in seat order, the dealer last, unseated hands after

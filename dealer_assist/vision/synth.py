@@ -227,13 +227,16 @@ def compose(
     hard: bool = True,
     layout: bool = False,
     empty: bool = False,
+    view: int | None = None,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
     felt printed with a casino's layout, chips on it (drawn from their own seed, so the
     cards lie where they do without it). ``empty``: the same photo without the cards and
     bets (the reference photo of the empty layout seat zones are drawn on; the truth still
-    lists the cards that photo leaves out)."""
+    lists the cards that photo leaves out). ``view``: the camera moved (turned up to 15
+    degrees, its tilt and distance changed a little; drawn from its own seed), as a tablet
+    held from about the same place again; the table and the light are the same."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -262,6 +265,12 @@ def compose(
                      np.float32), full)[0]
         if np.linalg.norm(probe[1] - probe[0]) >= 0.12 * min(out_w, out_h):
             break
+    if view is not None:  # the same table, the camera moved
+        moved = np.random.default_rng([seed, view, 3])
+        jitter = jitter + moved.uniform(-0.03, 0.03, (4, 2)) * np.array([PLANE_W, PLANE_H])
+        full = _fit(pts, cv2.getPerspectiveTransform(src, (src + jitter).astype(np.float32)),
+                    rot + moved.uniform(-15, 15), out_w, out_h,
+                    min(1.0, shrink * moved.uniform(0.95, 1.05)))
 
     if layout:
         _print_layout(canvas, places, {places[i][0] for i in occupied}, card_h,

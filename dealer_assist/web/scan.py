@@ -106,12 +106,13 @@ def scan_response(table: TableInfo) -> Response:
     try:
         photo = scan_service.check_photo(_upload(), max_bytes=max_bytes(),
                                          max_pixels=max_pixels())
-        zones, note = scan_service.table_zones(table.seat_zones, table.seats,
-                                                  (photo.width, photo.height))
+        empty, missing = empty_layout(photo_store(), table.seat_zones)
+        # zones drawn on the photo of the empty layout: the reader maps them from it
+        zones, note = scan_service.table_zones(
+            table.seat_zones, table.seats, None if empty else (photo.width, photo.height))
         wait = current_app.config.get("SCAN_WAIT_SECONDS")
         deck = scan_service.deck_file(
             deck_folder(current_app.config, current_app.instance_path), table.name)
-        empty, missing = empty_layout(photo_store(), table.seat_zones)
         result = scan_service.scan_photo(
             photo, zones, threshold=current_app.config.get("SCAN_THRESHOLD"),
             wait_seconds=scan_service.WAIT_SECONDS if wait is None else float(wait),

@@ -35,6 +35,8 @@ DECKS = {"proc:920024": procedural_deck(920024)}
 TABLE = compose(DECKS, 9200248, seats=7, layout=True)
 EMPTY = another_take(compose(DECKS, 9200248, seats=7, layout=True, empty=True).image, 1)
 TRUTH = TABLE.truth()
+#: the same table, the camera moved (a tablet held again from about the same place)
+MOVED = compose(DECKS, 9200248, seats=7, layout=True, view=1)
 
 
 def post_zones(auth: Auth, zones: Any, photo: bytes | None = None, **headers: str) -> Any:
@@ -135,11 +137,16 @@ def test_the_admin_draws_seat_zones_and_scans_seat_hands_by_them(
     half = scan(client, floor, cv2.imencode(".jpg", small)[1].tobytes()).json
     right, read = seated_right(half)
     assert read >= 10 and right == read
-    # a photo of another shape is not seated by zones of this frame, and says so
+    # the tablet held from another place: the layout's print tells where the zones lie
+    moved = scan(client, floor, MOVED.jpeg).json
+    right, read = seated_right(moved)
+    assert read >= 18 and right == read
+    assert not any("arc" in n["reason"] for n in moved["needs_confirmation"]), moved
+    # a photo that does not match the layout is not seated by its zones, and says so
     tall = cv2.imencode(".jpg", cv2.resize(small, (540, 960)))[1].tobytes()
     notes = [n["reason"] for n in scan(client, floor, tall).json["needs_confirmation"]]
-    assert ("the photo is 540x960 and the seat zones were drawn on a 1920x1080 photo: seats "
-            "follow the arc of the table") in notes
+    assert ("this photo could not be matched to the table's empty layout (the camera "
+            "moved?): seats follow the arc of the table") in notes
 
     # redrawn on the photo on record (none sent): seat 7's zone erased
     fewer = {k: v for k, v in TRUTH["zones"].items() if k != "7"}
