@@ -41,6 +41,8 @@ def test_the_admin_draws_the_seat_zones_on_the_empty_layout(
 
     sign_in(page, live_server, "ada")
     page.goto(f"{live_server.url}/admin/tables")
+    expect(page.locator("[data-testid=zones-TCP-1]")).to_have_text("Draw")
+    shot(page, "zones-00-tables")
     page.click("[data-testid=zones-TCP-1]")
     expect(page.locator("[data-testid=zones-on-record]")).to_contain_text("No seat zones yet")
     page.set_input_files("[data-testid=zones-file]", str(layout))
