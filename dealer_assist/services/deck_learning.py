@@ -85,6 +85,7 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
     learn from (no scanned round, or no confirmed card found in their photos), or no card
     model is installed."""
     from dealer_assist.vision.enroll import confirmed_labels, enroll
+    from dealer_assist.vision.geometry import EmptyLayout
     from dealer_assist.vision.loading import ImageError, load
     from dealer_assist.vision.reader import Reader as CardReader
 
@@ -99,7 +100,7 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
             raise InvalidInput(f"no card model installed: {exc}") from exc
 
     try:  # read as the scans were: compared with the table's empty layout
-        empty = None if found.empty is None else load(found.empty)
+        empty = None if found.empty is None else EmptyLayout(load(found.empty))
     except ImageError:
         empty = None
 

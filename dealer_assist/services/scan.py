@@ -192,20 +192,22 @@ EMPTIES_KEPT = 8
 
 
 def _empty_layout(path: Path) -> Any:
-    """The photo of a table's empty layout, decoded once (then kept: every scan at the
-    table compares with it); None when it cannot be read."""
+    """The photo of a table's empty layout, decoded once and kept with what every scan at
+    the table compares with it (``vision.geometry.EmptyLayout``); None when it cannot be
+    read."""
+    from dealer_assist.vision.geometry import EmptyLayout
     from dealer_assist.vision.loading import ImageError, load
 
-    image = _empties.get(path)
-    if image is None:
+    layout = _empties.get(path)
+    if layout is None:
         try:
-            image = load(path)
+            layout = EmptyLayout(load(path))
         except ImageError:
             return None
         if len(_empties) >= EMPTIES_KEPT:
             _empties.pop(next(iter(_empties)))
-        _empties[path] = image
-    return image
+        _empties[path] = layout
+    return layout
 
 
 def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,

@@ -104,7 +104,8 @@ def same_frame(empty: np.ndarray, work: np.ndarray) -> np.ndarray | None:
 #: least REGISTER_INLIERS of them agree on within 3 pixels. 2026-12-02, printed tuning decks
 #: with the camera moved for the empty layout's photo (``synth.compose(view=1)``): 1,228
 #: right unmatched, 1,397 matched (3,000 features on 1,000 pixels: 1,398 at twice the
-#: time; 1,500 on 640: 1,392; 1,000 on 480: 1,379); about 30 ms when the camera moved.
+#: time; 1,500 on 640: 1,392; 1,000 on 480: 1,379); about 25 ms when the camera moved (the
+#: empty layout's own features found once: ``EmptyLayout``).
 REGISTER_FEATURES, REGISTER_RATIO, REGISTER_INLIERS = 2000, 0.75, 40
 REGISTER_SIDE = 800
 
@@ -130,18 +131,52 @@ def _gray(image: np.ndarray, r: float) -> np.ndarray:
     return out
 
 
-def registered(empty: np.ndarray, work: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+class EmptyLayout:
+    """A photo of the table's empty layout, and what every scan compares with it, worked out
+    once per size of reduced photo (a table's scans are all of one or two sizes)."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image = image
+        self._at: dict[tuple[int, ...], _EmptyAt] = {}
+
+    def at(self, work: np.ndarray) -> _EmptyAt:
+        key = work.shape
+        if key not in self._at:
+            if len(self._at) >= 4:
+                self._at.pop(next(iter(self._at)))
+            self._at[key] = _EmptyAt(self.image, work.shape[:2])
+        return self._at[key]
+
+
+class _EmptyAt:
+    """The empty layout for reduced photos of one size: in the same frame (when of the same
+    shape) with its card-white, and at their scale with its features to match by."""
+
+    def __init__(self, image: np.ndarray, size: tuple[int, ...]) -> None:
+        h, w = size
+        eh, ew = image.shape[:2]
+        self.same = same_frame(image, np.empty((h, w, 3), np.uint8))
+        self.white = None if self.same is None else _white(self.same)
+        f = max(h, w) / max(eh, ew)
+        self.small = cv2.resize(image, (round(ew * f), round(eh * f)),
+                                interpolation=cv2.INTER_AREA)
+        self.small_white = _white(self.small)
+        self.to_small = np.diag([self.small.shape[1] / ew, self.small.shape[0] / eh, 1.0])
+        self.r = min(1.0, REGISTER_SIDE / max(h, w))  # features found on copies this small
+        orb = cv2.ORB_create(REGISTER_FEATURES)  # type: ignore[attr-defined]
+        self.keys, self.descs = orb.detectAndCompute(_gray(self.small, self.r), None)
+
+
+def registered(empty: _EmptyAt, work: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                             np.ndarray] | None:
     """The photo of the empty layout seen from where ``work`` (a reduced photo) was taken
-    (warped by the homography the layout's print gives, black where it shows nothing) and
-    that homography from the empty layout's pixels to ``work``'s; None when too few of its
-    features match."""
+    (warped by the homography the layout's print gives, black where it shows nothing), its
+    card-white warped alike, and that homography from the empty layout's pixels to
+    ``work``'s; None when too few of its features match."""
     h, w = work.shape[:2]
-    eh, ew = empty.shape[:2]
-    f = max(h, w) / max(eh, ew)
-    small = cv2.resize(empty, (round(ew * f), round(eh * f)), interpolation=cv2.INTER_AREA)
-    r = min(1.0, REGISTER_SIDE / max(h, w))  # features found on copies this much smaller
+    r, small = empty.r, empty.small
     orb = cv2.ORB_create(REGISTER_FEATURES)  # type: ignore[attr-defined]
-    k1, d1 = orb.detectAndCompute(_gray(small, r), None)
+    k1, d1 = empty.keys, empty.descs
     k2, d2 = orb.detectAndCompute(_gray(work, r), None)
     if d1 is None or d2 is None or len(k1) < REGISTER_INLIERS or len(k2) < REGISTER_INLIERS:
         return None
@@ -157,8 +192,10 @@ def registered(empty: np.ndarray, work: np.ndarray) -> tuple[np.ndarray, np.ndar
     hom = np.diag([1 / r, 1 / r, 1.0]) @ hom @ np.diag([r, r, 1.0])
     warped: np.ndarray = cv2.warpPerspective(small, hom, (w, h), flags=cv2.INTER_LINEAR,
                                              borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    to_small = np.diag([small.shape[1] / ew, small.shape[0] / eh, 1.0])
-    return warped, hom @ to_small
+    white: np.ndarray = cv2.warpPerspective(empty.small_white, hom, (w, h),
+                                            flags=cv2.INTER_NEAREST,
+                                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return warped, white, hom @ empty.to_small
 
 
 #: The empty layout is taken to be in the photo's frame when at least this share of its
@@ -168,28 +205,32 @@ def registered(empty: np.ndarray, work: np.ndarray) -> tuple[np.ndarray, np.ndar
 ALIGNED_SHARE = 0.5
 
 
-def layout_in_frame(empty: np.ndarray, work: np.ndarray, s: float) -> Layout | None:
+def layout_in_frame(empty: np.ndarray | EmptyLayout, work: np.ndarray,
+                    s: float) -> Layout | None:
     """The empty layout in the frame of ``work`` (the photo reduced ``s`` times): as it is
     when the camera has not moved (the same frame, at any resolution), else matched to it
     by its print (:func:`registered`); None when neither holds."""
+    if isinstance(empty, np.ndarray):
+        empty = EmptyLayout(empty)
+    at = empty.at(work)
+    eh, ew = empty.image.shape[:2]
     to_full = np.diag([1 / s, 1 / s, 1.0])
-    same = same_frame(empty, work)
-    if same is not None:
-        match, printed, kept = _layout_match(work, same)
+    if at.same is not None and at.white is not None:
+        match, printed, kept = _layout_match(work, at.same, at.white)
         if printed == 0 or kept >= ALIGNED_SHARE * printed:
-            scale = np.diag([work.shape[1] / empty.shape[1], work.shape[0] / empty.shape[0], 1])
+            scale = np.diag([work.shape[1] / ew, work.shape[0] / eh, 1.0])
             return Layout(match, to_full @ scale, moved=False)
-    found = registered(empty, work)
+    found = registered(at, work)
     if found is None:
         return None
-    return Layout(_layout_match(work, found[0])[0], to_full @ found[1], moved=True)
+    return Layout(_layout_match(work, found[0], found[1])[0], to_full @ found[2], moved=True)
 
 
-def _layout_match(work: np.ndarray, empty: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """Pixels of ``work`` where the empty layout's card-white shows (uint8 0/255), how
-    many pixels of card-white the empty layout has, and how many of them look the same in
-    ``work``."""
-    white = _white(empty)
+def _layout_match(work: np.ndarray, empty: np.ndarray,
+                  white: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Pixels of ``work`` where the empty layout's card-white (``white``) shows (uint8
+    0/255), how many pixels of card-white the empty layout has, and how many of them look
+    the same in ``work``."""
     printed = cv2.dilate(white, np.ones((EMPTY_GROW, EMPTY_GROW), np.uint8))
     # the light of the two photos matched by each channel's median (the felt's), taken on
     # every 4th pixel of every 4th row

@@ -33,6 +33,7 @@ from dealer_assist.domain.cards import DECK, Card
 from .geometry import (
     ROW_OF_HANDS,
     Blob,
+    EmptyLayout,
     Frame,
     Layout,
     Pyramid,
@@ -458,7 +459,8 @@ class Reader:
                 fe.score = float(sum(sc[p] for p in fe.peaks))
         return evals, rank, suit, feats
 
-    def find_cards(self, image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
+    def find_cards(self, image: np.ndarray,
+                   empty: np.ndarray | EmptyLayout | None = None) -> list[Hand]:
         """Hands found; card-like regions where no index was read go to ``self.unread``.
         ``empty``: a photo of the table's empty layout (``geometry.layout_in_frame``), seen
         from where this one was taken as ``self.layout`` (None when it could not be)."""
@@ -647,7 +649,7 @@ class Reader:
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
-             empty: np.ndarray | None = None) -> dict[str, Any]:
+             empty: np.ndarray | EmptyLayout | None = None) -> dict[str, Any]:
         """Every card of a table photo read, grouped into hands and seated (the module's
         docstring shows the result). ``empty``: a photo of the table's empty layout (the
         one the seat zones are drawn on), from where this one was taken or near it: its
@@ -683,7 +685,7 @@ class Reader:
                 for k, v in zones.items()}
 
     def _read(self, image: np.ndarray, zones: dict[str, Any] | None,
-              empty: np.ndarray | None = None) -> dict[str, Any]:
+              empty: np.ndarray | EmptyLayout | None = None) -> dict[str, Any]:
         hands = self.find_cards(image, empty)
         confirm: list[dict[str, Any]] = []
         if empty is not None and zones:
