@@ -51,6 +51,9 @@ def open_shift(page: Any, server: LiveServer, table: str = "TCP-1") -> None:
     page.click("[data-testid=open-submit]")
     page.click("[data-testid=deal]")
     page.wait_for_selector("#settle")
+    # the screen's script handles Settle once loaded: a tap before that did nothing (a busy
+    # run waited 30 s for a result that never came)
+    page.wait_for_load_state("load")
 
 
 def totals(page: Any) -> dict[int, str]:
