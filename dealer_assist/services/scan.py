@@ -105,7 +105,8 @@ def check_photo(data: bytes, *, max_bytes: int = MAX_BYTES,
 
 #: How far a photo's shape may differ from the reference photo's (width over height) for
 #: the zones drawn on that one to be scaled to it: the same camera frame at another
-#: resolution, not another frame.
+#: resolution, not another frame (the reader's ``vision.geometry.SAME_SHAPE``, for when the
+#: reference photo is not at hand: importing the reader here would load OpenCV).
 SHAPE_TOLERANCE = 0.02
 
 

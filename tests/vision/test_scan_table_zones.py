@@ -156,3 +156,12 @@ def test_hands_outside_every_zone_go_to_the_dealer(reader: Reader) -> None:
     assert sorted(flagged) == sorted(unseated)
     seats = {c["seat"] for c in truth["cards"]} - {2, 6}
     assert {h["seat"] for h in result["hands"]} - {None} == seats
+
+
+def test_zones_and_the_reader_agree_on_what_is_the_same_frame() -> None:
+    """Zones are scaled to a photo of the same shape as the one they were drawn on by the
+    service (without the photo) and by the reader (with it): one tolerance."""
+    from dealer_assist.services.scan import SHAPE_TOLERANCE
+    from dealer_assist.vision.geometry import SAME_SHAPE
+
+    assert SHAPE_TOLERANCE == SAME_SHAPE
