@@ -176,12 +176,13 @@ def check_empty(photo: Photo) -> None:
 
 
 def draw_zones(session: orm.Session, photos: PhotoStore, table: str, zones: object, *,
-               photo: Photo | None = None, actor: UserRef | None = None) -> ZonesOnRecord:
+               photo: Photo | None = None, actor: UserRef | None = None,
+               photo_checked: bool = False) -> ZonesOnRecord:
     """Record ``table``'s seat zones, drawn on ``photo`` (a new reference photo, kept in
     ``photos``) or, without one, on the reference photo already on record. The record is
     written whole or not at all; raises InvalidInput (nothing written) for bad zones, no
-    photo to draw on or a photo with cards on it (:func:`check_empty`), NotFound for an
-    unknown table."""
+    photo to draw on or a photo with cards on it (:func:`check_empty`, unless the caller
+    ran it already: ``photo_checked``), NotFound for an unknown table."""
     info = get_table(session, table)
     before = zones_on_record(info.seat_zones)
     if photo is not None:
@@ -193,7 +194,8 @@ def draw_zones(session: orm.Session, photos: PhotoStore, table: str, zones: obje
                            f"a photo of its empty layout to draw the zones on")
     record = ZonesOnRecord(check_zones(zones, info.seats, size), sha, size)
     if photo is not None:
-        check_empty(photo)
+        if not photo_checked:
+            check_empty(photo)
         photos.put(photo)  # before the record names it; the same photo twice is one file
     update_table(session, info.name, actor=actor, seat_zones=record.as_record())
     return record

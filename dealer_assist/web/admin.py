@@ -33,6 +33,7 @@ from dealer_assist.store.models import ROLES, utcnow
 
 from .auth import requires, signed_in_user
 from .backend import BackendError, NotFoundError
+from .scan import refused
 from .shifts import parse_amount
 from .store import forget_table, forget_tokens, local_time, store
 
@@ -188,7 +189,7 @@ def _reference_upload() -> Any:
     checked; None when none was chosen (the zones are drawn on the one on record)."""
     from dealer_assist.services import scan as scan_service
 
-    from .scan import max_bytes, max_pixels, refused
+    from .scan import max_bytes, max_pixels
 
     upload = request.files.get("photo")
     if upload is None or not upload.filename:
@@ -239,15 +240,20 @@ def zones_photo(name: str) -> Response:
 def save_zones(name: str) -> Any:
     """Record the zones drawn (``zones``: JSON), on the photo sent (``photo``) or on the
     reference photo on record."""
-    from dealer_assist.services.seat_zones import draw_zones
+    from dealer_assist.services.seat_zones import check_empty, draw_zones
 
     from .errors import wants_json
     from .scan import photo_store
 
     photo = _reference_upload()
+    if photo is not None:  # the reader looks for cards on it: outside the queue of writers
+        try:
+            check_empty(photo)
+        except services.ServiceError as exc:
+            raise refused(exc, "photo") from None
     with store(write=True) as s:
         record = draw_zones(s, photo_store(), name, request.form.get("zones") or "{}",
-                            photo=photo, actor=_me())
+                            photo=photo, actor=_me(), photo_checked=True)
     forget_table(name)
     message = (f"Seat zones of table {name} saved: {record.summary()}, on reference photo "
                f"{(record.photo_sha256 or '')[:12]}. Scans at {name} now seat hands by them.")
