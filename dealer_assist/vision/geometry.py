@@ -87,10 +87,10 @@ EMPTY_DIFF, EMPTY_GROW = 30, 3
 SAME_SHAPE = 0.02
 
 
-def same_frame(empty: np.ndarray, work: np.ndarray) -> np.ndarray | None:
-    """The photo of the empty layout at the size of ``work``, or None when it is of another
-    shape (another frame: not to be compared pixel by pixel)."""
-    (h, w), (eh, ew) = work.shape[:2], empty.shape[:2]
+def same_frame(empty: np.ndarray, size: tuple[int, ...]) -> np.ndarray | None:
+    """The photo of the empty layout at ``size`` (height, width of the reduced photo), or
+    None when it is of another shape (another frame: not to be compared pixel by pixel)."""
+    (h, w), (eh, ew) = size[:2], empty.shape[:2]
     if empty.ndim != 3 or abs((w / h) / (ew / eh) - 1) > SAME_SHAPE:
         return None
     if (eh, ew) == (h, w):
@@ -119,8 +119,6 @@ class Layout:
     printed: np.ndarray
     #: 3x3: pixels of the empty layout's photo -> pixels of the (full) photo
     to_photo: np.ndarray
-    #: found by matching the layout's print (the camera moved), not the same frame
-    moved: bool
 
 
 def _gray(image: np.ndarray, r: float) -> np.ndarray:
@@ -155,12 +153,15 @@ class _EmptyAt:
     def __init__(self, image: np.ndarray, size: tuple[int, ...]) -> None:
         h, w = size
         eh, ew = image.shape[:2]
-        self.same = same_frame(image, np.empty((h, w, 3), np.uint8))
+        self.same = same_frame(image, size)
         self.white = None if self.same is None else _white(self.same)
         f = max(h, w) / max(eh, ew)
-        self.small = cv2.resize(image, (round(ew * f), round(eh * f)),
-                                interpolation=cv2.INTER_AREA)
-        self.small_white = _white(self.small)
+        small_size = (round(ew * f), round(eh * f))
+        if self.same is not None and self.white is not None and small_size == (w, h):
+            self.small, self.small_white = self.same, self.white  # one and the same copy
+        else:
+            self.small = cv2.resize(image, small_size, interpolation=cv2.INTER_AREA)
+            self.small_white = _white(self.small)
         self.to_small = np.diag([self.small.shape[1] / ew, self.small.shape[0] / eh, 1.0])
         self.r = min(1.0, REGISTER_SIDE / max(h, w))  # features found on copies this small
         orb = cv2.ORB_create(REGISTER_FEATURES)  # type: ignore[attr-defined]
@@ -219,11 +220,11 @@ def layout_in_frame(empty: np.ndarray | EmptyLayout, work: np.ndarray,
         match, printed, kept = _layout_match(work, at.same, at.white)
         if printed == 0 or kept >= ALIGNED_SHARE * printed:
             scale = np.diag([work.shape[1] / ew, work.shape[0] / eh, 1.0])
-            return Layout(match, to_full @ scale, moved=False)
+            return Layout(match, to_full @ scale)
     found = registered(at, work)
     if found is None:
         return None
-    return Layout(_layout_match(work, found[0], found[1])[0], to_full @ found[2], moved=True)
+    return Layout(_layout_match(work, found[0], found[1])[0], to_full @ found[2])
 
 
 def _layout_match(work: np.ndarray, empty: np.ndarray,
