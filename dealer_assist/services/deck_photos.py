@@ -42,9 +42,6 @@ class TableScans:
     """What :func:`confirmed_scans` found for a table."""
 
     table: str
-    #: the table's seat zones as the reader takes them (None: seats follow the arc), in
-    #: the pixels of the photo they were drawn on (:meth:`zones_for` another photo)
-    zones: dict[str, Any] | None
     scans: list[ConfirmedScan]
     #: serials of the rounds whose photo is no longer kept
     missing_photos: list[int]
@@ -54,6 +51,12 @@ class TableScans:
     #: the kept photo of the table's empty layout its zones were drawn on (scans are
     #: compared with it), or None
     empty: Path | None = None
+
+    @property
+    def zones(self) -> dict[str, Any] | None:
+        """The table's seat zones as the reader takes them (None: seats follow the arc), in
+        the pixels of the photo they were drawn on (:meth:`zones_for` another photo)."""
+        return self.zones_for(None)
 
     def zones_for(self, size: tuple[int, int] | None) -> dict[str, Any] | None:
         """The seat zones for a photo of ``size`` (scaled as a scan's), or as drawn (when
@@ -67,7 +70,6 @@ def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,
     each with its kept photo and its cards by seat. Raises NotFound for an unknown table."""
     with read(session):
         info = find_table(session, table)
-        zones, _ = table_zones(info.seat_zones, info.seats)
         rounds = session.scalars(
             sa.select(m.Round)
             .where(m.Round.table_id == info.id, m.Round.source == "scan",
@@ -86,4 +88,4 @@ def confirmed_scans(session: orm.Session, store: PhotoStore, table: str, *,
             cards["dealer"] = rnd.dealer_cards.split()
             found.append(ConfirmedScan(rnd.serial, kept[0], cards))
     empty, _ = empty_layout(store, info.seat_zones)
-    return TableScans(info.name, zones, found, missing, info.seat_zones, info.seats, empty)
+    return TableScans(info.name, found, missing, info.seat_zones, info.seats, empty)
