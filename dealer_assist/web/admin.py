@@ -33,7 +33,7 @@ from dealer_assist.store.models import ROLES, utcnow
 
 from .auth import requires, signed_in_user
 from .backend import BackendError, NotFoundError
-from .scan import refused
+from .scan import refused, uploaded_photo
 from .shifts import parse_amount
 from .store import forget_table, forget_tokens, local_time, store
 
@@ -184,23 +184,6 @@ def remove_deck(name: str) -> Response:
 
 # ---------------------------------------------------------------- seat zones
 
-def _reference_upload() -> Any:
-    """The photo of the empty layout sent with the zones (multipart field ``photo``),
-    checked; None when none was chosen (the zones are drawn on the one on record)."""
-    from dealer_assist.services import scan as scan_service
-
-    from .scan import max_bytes, max_pixels
-
-    upload = request.files.get("photo")
-    if upload is None or not upload.filename:
-        return None
-    try:
-        return scan_service.check_photo(upload.stream.read(max_bytes() + 1),
-                                        max_bytes=max_bytes(), max_pixels=max_pixels())
-    except services.ServiceError as exc:
-        raise refused(exc, "photo") from None
-
-
 @bp.get("/tables/<name>/zones")
 @requires("administer")
 def zones(name: str) -> str:
@@ -245,7 +228,7 @@ def save_zones(name: str) -> Any:
     from .errors import wants_json
     from .scan import photo_store
 
-    photo = _reference_upload()
+    photo = uploaded_photo(optional=True)  # none chosen: drawn on the photo on record
     if photo is not None:  # the reader looks for cards on it: outside the queue of writers
         try:
             check_empty(photo)

@@ -12,7 +12,7 @@ photo's SHA-256. The photo is kept (content-addressed) so that a round logged wi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from flask import Flask, current_app, jsonify, request
 from werkzeug.wrappers import Response
@@ -81,18 +81,23 @@ def _limit_uploads() -> None:
         request.max_content_length = max_bytes() + _MULTIPART_SLACK
 
 
-def _upload() -> bytes:
-    """The photo's bytes, at most the byte limit (past it: 413 before reading it all)."""
+def _upload(optional: bool) -> bytes | None:
+    """The photo's bytes, at most the byte limit (past it: 413 before reading it all);
+    None when ``optional`` and no file was chosen in the form."""
     limit = max_bytes()
     if request.content_length is not None and request.content_length > limit + _MULTIPART_SLACK:
         raise ScanRefused(f"the photo is {request.content_length / 1e6:.1f} MB; the limit is "
                           f"{limit / 1e6:.0f} MB", "photo", 413, "too_large")
     if request.mimetype == "multipart/form-data":
         upload = request.files.get("photo")
+        if optional and (upload is None or not upload.filename):
+            return None
         if upload is None:
             raise ScanRefused('send the photo as the multipart field "photo" (or as the '
                               "whole body)", "photo", 400, "bad_request")
         data = upload.stream.read(limit + 1)
+    elif optional:
+        return None
     else:
         data = request.stream.read(limit + 1)
     if len(data) > limit:
@@ -101,11 +106,29 @@ def _upload() -> bytes:
     return bytes(data)
 
 
+@overload
+def uploaded_photo(optional: Literal[False] = False) -> scan_service.Photo: ...
+@overload
+def uploaded_photo(optional: Literal[True]) -> scan_service.Photo | None: ...
+
+
+def uploaded_photo(optional: bool = False) -> scan_service.Photo | None:
+    """The photo sent (the body, or the multipart field ``photo``), checked from its header
+    (nothing decoded); refused as the scan refuses it. ``optional``: a form whose file
+    field may be left empty (then None)."""
+    data = _upload(optional)
+    if data is None:
+        return None
+    try:
+        return scan_service.check_photo(data, max_bytes=max_bytes(), max_pixels=max_pixels())
+    except service_errors.ServiceError as exc:
+        raise refused(exc, "photo") from None
+
+
 def scan_response(table: TableInfo) -> Response:
     """Read the uploaded photo at ``table``; keep it; the scan JSON."""
+    photo = uploaded_photo()
     try:
-        photo = scan_service.check_photo(_upload(), max_bytes=max_bytes(),
-                                         max_pixels=max_pixels())
         empty, missing = empty_layout(photo_store(), table.seat_zones)
         # zones drawn on the photo of the empty layout: the reader maps them from it
         zones, note = scan_service.table_zones(
@@ -160,5 +183,5 @@ def init_app(app: Flask) -> None:
     app.before_request_funcs.setdefault(None, []).insert(0, _limit_uploads)
 
 
-__all__ = ["SCAN_ENDPOINTS", "deck_folder", "init_app", "max_bytes", "max_pixels",
-           "photo_response", "photo_store", "refused", "scan_response", "split_photo"]
+__all__ = ["SCAN_ENDPOINTS", "deck_folder", "init_app", "photo_response", "photo_store",
+           "refused", "scan_response", "split_photo", "uploaded_photo"]
