@@ -192,4 +192,5 @@ def counted(n: int, noun: str) -> str:
 
 
 __all__ = ["UserRef", "acting_user", "actor_name", "check_actor", "counted", "find_table",
-           "find_user", "guard", "read", "rules_from_text", "system_actor", "unavailable", "version_rules", "write"]
+           "find_user", "guard", "read", "rules_from_text", "system_actor", "unavailable",
+           "version_rules", "write"]
