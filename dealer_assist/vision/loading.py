@@ -4,6 +4,12 @@ Refused with an :class:`ImageError` (a clear message, never a crash): an empty f
 that is not a JPEG or PNG, a truncated one, one whose header is corrupt, and one with more
 pixels than :data:`MAX_PIXELS` (so a 20000x20000 image is never decoded: memory stays
 bounded).
+
+A phone holds the camera's frame as the sensor saw it and says in the photo's EXIF how to
+turn it upright (a photo taken in portrait is stored landscape, "rotate 90"). OpenCV's
+decoder turns it, as every browser does when it shows the photo, so the size read from the
+header is the size once turned: card corners and seat zones are in the pixels the dealer and
+the admin see.
 """
 
 from __future__ import annotations
@@ -26,10 +32,45 @@ class ImageError(ValueError):
     """The input is not a photo the reader will decode."""
 
 
+def exif_orientation(tiff: bytes) -> int:
+    r"""The EXIF orientation (1-8, 1 upright) in a TIFF-structured EXIF block; 1 when it has
+    none or it cannot be read (then the decoder turns nothing either).
+
+    >>> exif_orientation(b"MM\x00\x2a\x00\x00\x00\x08\x00\x01"
+    ...                  b"\x01\x12\x00\x03\x00\x00\x00\x01\x00\x06\x00\x00")
+    6
+    >>> exif_orientation(b"not exif")
+    1
+    """
+    order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
+    if order is None or len(tiff) < 8:
+        return 1
+    magic, ifd = struct.unpack(order + "HI", tiff[2:8])
+    if magic != 42 or ifd + 2 > len(tiff):
+        return 1
+    (count,) = struct.unpack(order + "H", tiff[ifd : ifd + 2])
+    for k in range(count):
+        at = ifd + 2 + 12 * k
+        if at + 10 > len(tiff):
+            break
+        tag, kind = struct.unpack(order + "HH", tiff[at : at + 4])
+        if tag == 0x0112 and kind == 3:  # Orientation, a SHORT
+            (value,) = struct.unpack(order + "H", tiff[at + 8 : at + 10])
+            return value if 1 <= value <= 8 else 1
+    return 1
+
+
+def _turned(w: int, h: int, orientation: int) -> tuple[int, int]:
+    # orientations 5-8 turn the frame a quarter: width and height swap
+    return (h, w) if orientation >= 5 else (w, h)
+
+
 def jpeg_size(data: bytes) -> tuple[int, int]:
-    """(width, height) from a JPEG's frame header, without decoding it."""
+    """(width, height) from a JPEG's frame header, without decoding it, once turned upright
+    as its EXIF orientation says."""
     i = 2
     n = len(data)
+    orientation = 1
     while i + 4 <= n:
         if data[i] != 0xFF:
             raise ImageError("corrupt JPEG: bad marker before the frame header")
@@ -41,11 +82,13 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
             i += 2
             continue
         (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+        if marker == 0xE1 and data[i + 4 : i + 10] == b"Exif\x00\x00" and orientation == 1:
+            orientation = exif_orientation(data[i + 10 : i + 2 + length])
         if marker in _SOF:
             if i + 9 > n:
                 break
             h, w = struct.unpack(">HH", data[i + 5 : i + 9])
-            return w, h
+            return _turned(w, h, orientation)
         if marker == 0xDA or length < 2:
             break
         i += 2 + length
@@ -53,9 +96,19 @@ def jpeg_size(data: bytes) -> tuple[int, int]:
 
 
 def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's header, once turned upright as its eXIf chunk says."""
     if len(data) < 24 or data[12:16] != b"IHDR":
         raise ImageError("corrupt or truncated PNG: no IHDR header")
     w, h = struct.unpack(">II", data[16:24])
+    i = 8
+    while i + 8 <= len(data):  # the chunks' headers only: nothing is decompressed
+        (length,) = struct.unpack(">I", data[i : i + 4])
+        chunk = data[i + 4 : i + 8]
+        if chunk == b"eXIf":
+            return _turned(w, h, exif_orientation(data[i + 8 : i + 8 + length]))
+        if chunk == b"IEND":
+            break
+        i += 12 + length
     return w, h
 
 

@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from dealer_assist.cli import main
 from dealer_assist.vision.loading import MAX_PIXELS, ImageError, decode, image_size, load
 
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
+
 
 def _png_header(w: int, h: int) -> bytes:
     ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
@@ -101,3 +103,57 @@ def test_cli_bad_zones(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["scan", str(photo), "--zones", str(zones)])
     assert result.exit_code == 2
     assert "not a seat" in result.output
+
+
+def _with_orientation(kind: str, pixels: np.ndarray, orientation: int) -> bytes:
+    """The photo as a phone stores it: the sensor's frame, and the EXIF tag saying how to
+    turn it upright."""
+    import io
+
+    from PIL import Image
+
+    im = Image.fromarray(pixels[:, :, ::-1])
+    exif = im.getexif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    im.save(out, "JPEG" if kind == "jpeg" else "PNG", exif=exif)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["jpeg", "png"])
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_exif_orientation_size_is_the_upright_size(kind: str, orientation: int) -> None:
+    # the size from the header is the size the decoder (and a browser) shows it at, so a
+    # portrait phone photo is not refused as corrupt and zones drawn on it stay in place
+    data = _with_orientation(kind, np.zeros((30, 40, 3), np.uint8), orientation)
+    shown = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape
+    _, w, h = image_size(data)
+    assert (h, w) == shown[:2] == ((40, 30) if orientation >= 5 else (30, 40))
+    assert decode(data).shape == shown
+
+
+def test_portrait_phone_photo_reads_as_shown(tmp_path: Path) -> None:
+    """A phone stores a photo as its sensor saw it, turned a quarter, with "rotate 90" in
+    its EXIF: the scan reads it upright, the cards where the dealer sees them."""
+    import json
+
+    upright = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)  # EXIF 6 turns it back
+    phone = tmp_path / "phone.jpg"
+    phone.write_bytes(_with_orientation("jpeg", stored, 6))
+    plain = tmp_path / "plain.jpg"
+    plain.write_bytes(_with_orientation("jpeg", upright, 1))
+    reads = []
+    for path in (phone, plain):
+        result = CliRunner().invoke(main, ["scan", str(path), "--json"])
+        assert result.exit_code == 0, result.output
+        reads.append(json.loads(result.output))
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())["cards"]
+    assert len(reads[0]["cards"]) >= 20
+    for a, b in zip(sorted(reads[0]["cards"], key=lambda c: c["card"]),
+                    sorted(reads[1]["cards"], key=lambda c: c["card"]), strict=True):
+        assert a["card"] == b["card"]
+        # JPEG blocks fall otherwise on the turned frame: the same card, within a few pixels
+        assert np.linalg.norm(np.mean(a["corners"], 0) - np.mean(b["corners"], 0)) < 12
+    right = {t["card"] for t in truth} & {c["card"] for c in reads[0]["cards"]}
+    assert len(right) >= 20

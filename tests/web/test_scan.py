@@ -145,6 +145,28 @@ def test_scan_reads_the_photo_as_the_command_line_does(store_app: Flask,
                                / f"{body['photo_sha256']}.jpg"]
 
 
+def test_a_phone_photo_stored_turned_reads_upright(store_client: FlaskClient,
+                                                   zoned: Floor) -> None:
+    # a phone stores the sensor's frame and an EXIF "rotate 90": read as shown, in the
+    # pixels the seat zones were drawn in (it was refused as corrupt before)
+    import cv2
+    from PIL import Image
+
+    stored = cv2.rotate(cv2.imread(str(SCENE)), cv2.ROTATE_90_COUNTERCLOCKWISE)
+    image = Image.fromarray(stored[:, :, ::-1])
+    exif = image.getexif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=92, exif=exif)
+    response = scan(store_client, zoned, out.getvalue())
+    assert response.status_code == 200, response.text[:500]
+    body = response.json
+    assert body["image"] == {"width": 1920, "height": 1080}
+    assert len(body["cards"]) == len(TRUTH["cards"])
+    assert {str(c["seat"]) for c in body["cards"]} == {str(c["seat"]) for c in TRUTH["cards"]}
+    check_honest(body, TRUTH)
+
+
 def test_scan_as_multipart_field_photo(store_client: FlaskClient, floor: Floor) -> None:
     data = (SAMPLES / "scene_4.jpg").read_bytes()
     response = call(store_client, "POST", "/tables/TCP-1/scan", "supervisor", floor,
