@@ -64,11 +64,49 @@ def card_mask(work: np.ndarray, printed: np.ndarray | None = None) -> np.ndarray
     relative to the felt, whatever its colour and the light. ``printed``: pixels where
     the table's empty layout shows its print (``Layout.printed``), taken out."""
     mask = _white(work)
+    table = _table(mask)
+    if table is not None:  # nor may the floor's white set how white a card must be
+        mask = cv2.bitwise_and(_white(work, table), table)
     if printed is not None:
         mask = cv2.bitwise_and(mask, cv2.bitwise_not(printed))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
     return _print_cut(closed, mask) if PRINT_CUT else closed
+
+
+#: Card-white along the photo's edge for more than BEYOND_EDGE of its shorter side, and
+#: larger than BEYOND_AREA of the photo, is beyond the table (a light floor or wall, a
+#: tablecloth around the felt), not cards, where it lies outside the felt (the convex hull
+#: of the largest region that is not card-white: the felt, with the rail when it has one).
+#: Left in, it is one region around the felt holding every hand in its outline, and no card
+#: was found (the sample photos inside a beige floor or a white tablecloth: 0 of 72 read);
+#: and the floor's white, a third of the photo, raised the threshold of card-white (taken
+#: from the photo's whiteness, by Otsu's method) until court cards' card-white crumbled.
+#: A hand lying over the felt's edge is cut there, not dropped with the cloth it touches.
+BEYOND_EDGE, BEYOND_AREA = 0.5, 0.05
+
+
+def _table(mask: np.ndarray) -> np.ndarray | None:
+    """The table (uint8 0/255: the felt's convex hull) when card-white lies beyond it
+    (``BEYOND_EDGE``); None when nothing does (the photo is all table)."""
+    h, w = mask.shape
+    if not (mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any()):
+        return None
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    edge = np.concatenate([labels[0], labels[-1], labels[1:-1, 0], labels[1:-1, -1]])
+    contact = np.bincount(edge, minlength=n)
+    if not any(contact[k] > BEYOND_EDGE * min(h, w)
+               and stats[k, cv2.CC_STAT_AREA] > BEYOND_AREA * h * w for k in range(1, n)):
+        return None
+    m, felt_labels, felt_stats, _ = cv2.connectedComponentsWithStats(
+        cv2.bitwise_not(mask), connectivity=4)
+    if m < 2:
+        return None
+    felt = (felt_labels == 1 + int(np.argmax(felt_stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+    outline, _ = cv2.findContours(felt, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    table = np.zeros_like(mask)
+    cv2.fillPoly(table, [cv2.convexHull(np.concatenate(outline))], 255)
+    return table
 
 
 #: Card-white that the table's empty layout shows too, in the same colour (each channel
@@ -247,8 +285,21 @@ def _layout_match(work: np.ndarray, empty: np.ndarray,
     return out, int(np.count_nonzero(white)), int(np.count_nonzero(cv2.bitwise_and(white, same)))
 
 
-def _white(work: np.ndarray) -> np.ndarray:
-    """The card-white test before any morphology (uint8 0/255)."""
+#: Card-white is whiter than DARK_FLOOR, or, in a dim or strongly tinted photo (warm light
+#: the camera did not balance), than DARK_SHARE of the whitest pixels' whiteness (the
+#: 99.5th percentile: the cards'), never below DARK_MIN (the felt's noise).
+DARK_FLOOR, DARK_SHARE, DARK_MIN = 45, 0.6, 25
+
+
+def _dark_floor(score: np.ndarray) -> int:
+    counts = np.bincount(score[::2, ::2].ravel(), minlength=256)
+    whitest = int(np.searchsorted(np.cumsum(counts), 0.995 * counts.sum()))
+    return int(min(DARK_FLOOR, max(DARK_MIN, DARK_SHARE * whitest)))
+
+
+def _white(work: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
+    """The card-white test before any morphology (uint8 0/255). ``table``: where the table
+    is (``_table``), the only pixels that set the threshold."""
     b, g, r = cv2.split(work)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
@@ -262,10 +313,15 @@ def _white(work: np.ndarray) -> np.ndarray:
     twice = cv2.multiply(score, 2, dtype=cv2.CV_16U)  # type: ignore[call-overload]
     floor = cv2.max(bright, 40).astype(np.uint16)  # type: ignore[call-overload]
     rel_ok = cv2.compare(twice, floor, cv2.CMP_GT)  # > 0.5 x local
-    _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if table is None:
+        _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    else:
+        level, _ = cv2.threshold(score[table > 0].reshape(-1, 1), 0, 255,
+                                 cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        mask = cv2.compare(score, level, cv2.CMP_GT)  # type: ignore[call-overload]
     mask = cv2.bitwise_and(mask, rel_ok)
     out: np.ndarray = cv2.bitwise_and(
-        mask, cv2.compare(score, 45, cv2.CMP_GT))  # type: ignore[call-overload]
+        mask, cv2.compare(score, _dark_floor(score), cv2.CMP_GT))  # type: ignore[call-overload]
     return out
 
 
