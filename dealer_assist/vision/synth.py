@@ -64,10 +64,13 @@ class Scene:
         }
 
 
-def _felt(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+def _felt(rng: np.random.Generator, w: int, h: int,
+          hsv: tuple[float, float, float] | None = None) -> np.ndarray:
     hue = float(rng.choice([rng.uniform(35, 85), rng.uniform(95, 125), rng.uniform(0, 180)]))
     sat = rng.uniform(110, 240)
     val = rng.uniform(60, 150)
+    if hsv is not None:  # drawn all the same: the rest of the photo is as without it
+        hue, sat, val = hsv
     base = np.array([[[hue, sat, val]]], np.uint8)
     bgr = cv2.cvtColor(base, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32)
     small = rng.normal(0, 1, (h // 16 + 1, w // 16 + 1)).astype(np.float32)
@@ -228,6 +231,7 @@ def compose(
     layout: bool = False,
     empty: bool = False,
     view: int | None = None,
+    felt: tuple[float, float, float] | None = None,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
@@ -236,13 +240,15 @@ def compose(
     bets (the reference photo of the empty layout seat zones are drawn on; the truth still
     lists the cards that photo leaves out). ``view``: the camera moved (turned up to 15
     degrees, its tilt and distance changed a little; drawn from its own seed), as a tablet
-    held from about the same place again; the table and the light are the same."""
+    held from about the same place again; the table and the light are the same. ``felt``:
+    the felt's colour (OpenCV's hue 0-180, saturation and value 0-255) in place of a
+    random saturated one (a grey felt: ``(0, 0, 160)``); the rest of the photo is the same."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
     n_seats = int(seats if seats is not None else rng.choice([7, 7, 7, 6, 5, 4, 3, 2, 1]))
     order = rng.permutation(len(DECK))
-    canvas = _felt(rng, PLANE_W, PLANE_H)
+    canvas = _felt(rng, PLANE_W, PLANE_H, felt)
     felt_colour = np.median(canvas[::50, ::50].reshape(-1, 3), axis=0).astype(np.float32)
     noise = rng.normal(0, 1, 9)
     occupied = [*sorted(rng.choice(7, size=n_seats, replace=False).tolist()), 7]
