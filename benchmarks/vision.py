@@ -13,8 +13,10 @@ threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) a
 through. Then the first ``--layout`` of those tables again with what else a casino's felt
 shows (the betting circles and the game's rules printed on it, chips, the chip tray), read
 alone and compared with the table's empty layout photographed again from the same place
-(the seat zones' reference photo) and from a camera moved, and the median time for a 12-megapixel (4000x3000)
-photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
+(the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
+each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
+dim light, a tilted camera) and on a light grey felt; and the median time for a
+12-megapixel (4000x3000) photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
 each window cut and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
 measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
 other labelled photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets:
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import os
 import statistics
 import sys
@@ -44,7 +47,13 @@ from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
 from dealer_assist.vision.net import SECOND_NAMES
 from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
-from dealer_assist.vision.synth import another_take, compose
+from dealer_assist.vision.synth import (
+    CONDITIONS,
+    another_take,
+    compose,
+    in_condition,
+    moved_truth,
+)
 
 
 def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
@@ -153,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--layout", type=int, default=5,
                     help="1080p photos per held-out design on a casino's printed layout, "
                          "with chips (synth.compose(layout=True))")
+    ap.add_argument("--conditions", type=int, default=5,
+                    help="1080p photos per held-out design in each of synth.CONDITIONS (a "
+                         "floor around the table, warm dim light, a tilted camera...) and "
+                         "on a light grey felt")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
                     help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
@@ -224,6 +237,25 @@ def main(argv: list[str] | None = None) -> int:
             for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.layout)]
         times, results = run(reader, laid, moved)
         print(f"{row('  ... the camera moved', totals(laid, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+    if args.conditions:
+        # what a real photo can bring that the generated tables do not draw
+        plain = [(compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7), n * 100 + i)
+                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        for condition in CONDITIONS:
+            changed = []
+            for sc, seed in plain:
+                photo, moved = in_condition(sc.image, condition, seed)
+                _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+                changed.append(dataclasses.replace(sc, jpeg=jpeg.tobytes(),
+                                                   cards=moved_truth(sc.cards, moved)))
+            times, results = run(reader, changed)
+            print(f"{row(condition, totals(changed, results))} "
+                  f"{statistics.median(times) * 1000:10.0f}")
+        grey = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, felt=(0, 0, 160))
+                for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        times, results = run(reader, grey)
+        print(f"{row('light grey felt', totals(grey, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
     if args.big:
         decks = faces

@@ -376,3 +376,55 @@ def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
     if not ok:
         raise RuntimeError("JPEG encoding failed")
     return enc.tobytes()
+
+
+#: What a real photo of a table can bring that ``compose`` does not draw (a chosen felt
+#: colour is ``compose(felt=...)``): the photo taken wider, a light floor and the table's
+#: wooden rail around the felt; a white tablecloth around it; warm tungsten light the camera
+#: did not balance, under-exposed, with sensor noise; the camera tilted (the table's far
+#: side 0.6 times as wide as its near side).
+CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted")
+
+
+def in_condition(image: np.ndarray, condition: str,
+                 seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``image`` as photographed in one of :data:`CONDITIONS`, and the 3x3 matrix taking
+    its pixels to the new photo's (for the truth's corners).
+
+    >>> photo, moved = in_condition(np.zeros((100, 200, 3), np.uint8), "floor and rail")
+    >>> photo.shape, moved[0].tolist()
+    ((100, 200, 3), [0.800000011920929, 0.0, 20.0])
+    >>> in_condition(np.zeros((10, 10, 3), np.uint8), "fog")
+    Traceback (most recent call last):
+    ValueError: no condition "fog": one of floor and rail, white tablecloth, warm dim light, camera tilted
+    """
+    h, w = image.shape[:2]
+    if condition in ("floor and rail", "white tablecloth"):
+        small = cv2.resize(image, (int(w * 0.8), int(h * 0.8)), interpolation=cv2.INTER_AREA)
+        out = np.empty_like(image)
+        out[:] = (150, 170, 185) if condition == "floor and rail" else (235, 238, 240)
+        y0, x0 = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+        y1, x1 = y0 + small.shape[0], x0 + small.shape[1]
+        if condition == "floor and rail":
+            rail = round(0.02 * w)
+            cv2.rectangle(out, (x0 - rail, y0 - rail), (x1 + rail, y1 + rail), (30, 60, 100), -1)
+        out[y0:y1, x0:x1] = small
+        return out, np.array([[0.8, 0, x0], [0, 0.8, y0], [0, 0, 1]], np.float32)
+    if condition == "warm dim light":
+        noise = np.random.default_rng([seed, 4]).normal(0, 6, image.shape)
+        warm = image.astype(np.float32) * np.array([0.45, 0.6, 0.75]) + noise
+        return np.clip(warm, 0, 255).astype(np.uint8), np.eye(3, dtype=np.float32)
+    if condition == "camera tilted":
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = np.float32([[0.2 * w, 0.1 * h], [0.8 * w, 0.1 * h], [w, h], [0, h]])
+        m = cv2.getPerspectiveTransform(src, dst)
+        return cv2.warpPerspective(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), m
+    raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
+
+
+def moved_truth(cards: list[TruthCard], moved: np.ndarray) -> list[TruthCard]:
+    """The truth's cards where ``in_condition`` put them."""
+    return [TruthCard(c.card, [[round(float(x), 1), round(float(y), 1)] for x, y in
+                               cv2.perspectiveTransform(np.array([c.corners], np.float32),
+                                                        moved)[0]],
+                      c.hand, c.seat, c.deck) for c in cards]
