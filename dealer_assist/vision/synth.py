@@ -415,10 +415,11 @@ def in_condition(image: np.ndarray, condition: str,
         warm = image.astype(np.float32) * np.array([0.45, 0.6, 0.75]) + noise
         return np.clip(warm, 0, 255).astype(np.uint8), np.eye(3, dtype=np.float32)
     if condition == "camera tilted":
-        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-        dst = np.float32([[0.2 * w, 0.1 * h], [0.8 * w, 0.1 * h], [w, h], [0, h]])
-        m = cv2.getPerspectiveTransform(src, dst)
-        return cv2.warpPerspective(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE), m
+        src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        dst = np.array([[0.2 * w, 0.1 * h], [0.8 * w, 0.1 * h], [w, h], [0, h]], np.float32)
+        m = np.asarray(cv2.getPerspectiveTransform(src, dst), np.float32)
+        tilted = cv2.warpPerspective(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        return np.asarray(tilted), m
     raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
 
 
