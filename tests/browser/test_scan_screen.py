@@ -265,6 +265,42 @@ def test_upload_a_photo_without_a_camera(page: Any, live_server: LiveServer) -> 
     assert page.locator(".hand.needs-confirm").count() == 0
 
 
+def test_a_portrait_phone_photo(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
+    """A phone stores the sensor's frame turned a quarter with "rotate 90" in its EXIF: the
+    photo shows upright, the outlines lie on its cards, and the cards go to their seats."""
+    import io
+
+    from PIL import Image
+
+    set_zones(live_server.floor, json.loads((SAMPLES / "scene_2.json").read_text())["zones"])
+    stored = cv2.rotate(cv2.imread(str(SAMPLES / "scene_2.jpg")), cv2.ROTATE_90_COUNTERCLOCKWISE)
+    image = Image.fromarray(stored[:, :, ::-1])
+    exif = image.getexif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=92, exif=exif)
+    photo = tmp_path / "portrait.jpg"
+    photo.write_bytes(out.getvalue())
+    open_shift_by_api(live_server)
+    sign_in(page, live_server, "dana")
+    page.goto(live_server.url + "/dealer/TCP-1")
+    page.tap("[data-testid=scan]")
+    page.set_input_files("[data-testid=scan-file]", str(photo))
+    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
+    data = page.evaluate("window.dealerScan.shown().data")
+    assert data["photo_sha256"] == hashlib.sha256(photo.read_bytes()).hexdigest()
+    # the server's pixels are the browser's: the overlay's frame is the photo as shown
+    assert data["image"] == {"width": 1920, "height": 1080}
+    assert page.evaluate("[document.querySelector('#scan-img').naturalWidth,"
+                         " document.querySelector('#scan-img').naturalHeight]") == [1920, 1080]
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    check_honest(data, truth)
+    assert len(data["cards"]) == len(truth["cards"])
+    shot(page, "scan-07-portrait-phone-photo")
+    page.tap("[data-testid=scan-use]")
+    check_placed(page, data)
+
+
 def test_a_file_that_is_not_a_photo(page: Any, live_server: LiveServer,
                                     tmp_path: Path) -> None:
     open_shift_by_api(live_server)
