@@ -173,3 +173,28 @@ def test_the_admin_draws_seat_zones_and_scans_seat_hands_by_them(
     after = scan(client, floor, TABLE.jpeg).json
     assert any("no seat zones" in n["reason"] for n in after["needs_confirmation"])
     assert client.get(f"{PAGE}/photo").status_code == 404
+
+
+def test_zones_drawn_on_a_portrait_phone_photo(store_app: Flask, store_auth: Auth,
+                                               floor: Floor) -> None:
+    """The admin's photo of the empty layout from a phone, stored turned with "rotate 90" in
+    its EXIF: the page shows it upright and the zones are drawn in those pixels, so they are
+    checked against the upright size and scans are seated by them."""
+    from PIL import Image
+
+    from dealer_assist.web.backend import get_backend
+
+    get_backend(store_app).table_cache_seconds = 0  # type: ignore[attr-defined]
+    upright = cv2.imdecode(np.frombuffer(EMPTY, np.uint8), cv2.IMREAD_COLOR)
+    image = Image.fromarray(cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)[:, :, ::-1])
+    exif = image.getexif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=92, exif=exif)
+    store_auth.as_role("admin")
+    saved = post_zones(store_auth, TRUTH["zones"], out.getvalue())
+    assert saved.status_code == 302, saved.text[:300]
+    record, _ = table_record(floor)
+    assert record["size"] == [1920, 1080]
+    right, read = seated_right(scan(store_auth.client, floor, TABLE.jpeg).json)
+    assert read >= 18 and right == read
