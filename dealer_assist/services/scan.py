@@ -89,8 +89,8 @@ def check_photo(data: bytes, *, max_bytes: int = MAX_BYTES,
     try:
         kind, width, height = image_size(data)
     except ImageError as exc:
-        raise InvalidPhoto(f"not a photo the scanner can read: {exc} "
-                           f"(send a JPEG or PNG)") from None
+        # the reader's message says what it is, and what to send instead
+        raise InvalidPhoto(f"not a photo the scanner can read: {exc}") from None
     if width <= 0 or height <= 0:
         raise InvalidPhoto(f"the {kind.upper()} header gives an empty image "
                            f"({width}x{height})")

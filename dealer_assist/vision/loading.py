@@ -28,6 +28,11 @@ MAX_BYTES = 64 * 1024 * 1024
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
 
+#: ISO media "brands" of HEIF photos (iPhones save HEIC) and AVIF images.
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1",
+                b"avif"}
+
+
 class ImageError(ValueError):
     """The input is not a photo the reader will decode."""
 
@@ -122,6 +127,11 @@ def image_size(data: bytes) -> tuple[str, int, int]:
     if data[:8] == b"\x89PNG\r\n\x1a\n":
         w, h = png_size(data)
         return "png", w, h
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        raise ImageError("a HEIC/HEIF photo (an iPhone's own format): send it as JPEG (on "
+                         "the iPhone: Settings > Camera > Formats > Most Compatible)")
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        raise ImageError("a WebP image: send the photo as JPEG or PNG")
     raise ImageError("not a JPEG or PNG image")
 
 

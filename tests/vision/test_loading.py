@@ -42,6 +42,9 @@ def test_good_jpeg_decodes() -> None:
         (b"", "empty"),
         (b"hello, this is not a photo at all", "not a JPEG or PNG"),
         (b"%PDF-1.7\n...", "not a JPEG or PNG"),
+        # an iPhone's own format, and WebP: said so, with what to send instead
+        (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", "HEIC/HEIF photo"),
+        (b"RIFF\x24\x00\x00\x00WEBPVP8 ", "a WebP image: send the photo as JPEG"),
     ],
 )
 def test_not_an_image(data: bytes, message: str) -> None:
