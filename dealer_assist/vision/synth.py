@@ -382,8 +382,11 @@ def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
 #: colour is ``compose(felt=...)``): the photo taken wider, a light floor and the table's
 #: wooden rail around the felt; a white tablecloth around it; warm tungsten light the camera
 #: did not balance, under-exposed, with sensor noise; the camera tilted (the table's far
-#: side 0.6 times as wide as its near side).
-CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted")
+#: side 0.6 times as wide as its near side); a 12 MP photo from farther away (the same
+#: table in a 4032x3024 frame, the felt carried out to its edges: the cards a third of
+#: their share of the frame).
+CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted",
+              "12 MP from farther")
 
 
 def in_condition(image: np.ndarray, condition: str,
@@ -394,9 +397,9 @@ def in_condition(image: np.ndarray, condition: str,
     >>> photo, moved = in_condition(np.zeros((100, 200, 3), np.uint8), "floor and rail")
     >>> photo.shape, moved[0].tolist()
     ((100, 200, 3), [0.800000011920929, 0.0, 20.0])
-    >>> in_condition(np.zeros((10, 10, 3), np.uint8), "fog")
+    >>> in_condition(np.zeros((10, 10, 3), np.uint8), "fog")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: no condition "fog": one of floor and rail, white tablecloth, warm dim light, camera tilted
+    ValueError: no condition "fog": one of floor and rail, white tablecloth, ...
     """
     h, w = image.shape[:2]
     if condition in ("floor and rail", "white tablecloth"):
@@ -420,6 +423,11 @@ def in_condition(image: np.ndarray, condition: str,
         m = np.asarray(cv2.getPerspectiveTransform(src, dst), np.float32)
         tilted = cv2.warpPerspective(image, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
         return np.asarray(tilted), m
+    if condition == "12 MP from farther":
+        top, left = max(0, (3024 - h) // 2), max(0, (4032 - w) // 2)
+        wide = cv2.copyMakeBorder(image, top, max(0, 3024 - h - top), left,
+                                  max(0, 4032 - w - left), cv2.BORDER_REPLICATE)
+        return np.asarray(wide), np.array([[1, 0, left], [0, 1, top], [0, 0, 1]], np.float32)
     raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
 
 

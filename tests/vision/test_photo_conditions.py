@@ -1,7 +1,7 @@
 """What a real photo of a table brings that the generated tables do not: the floor or a
-tablecloth around the felt, warm dim light the camera did not balance, a light felt. The
-sample photos (held-out designs, 72 cards) changed that way read about as well, and never
-silently wrong."""
+tablecloth around the felt, warm dim light the camera did not balance, a 12 MP photo taken
+from farther away, a light felt. The sample photos (held-out designs, 72 cards) changed that
+way read about as well, and never silently wrong."""
 
 from __future__ import annotations
 
@@ -19,9 +19,12 @@ from .conftest import SAMPLES
 from .test_reader import _match
 
 # the cards of 72 that must read right under each of ``synth.CONDITIONS`` (measured 71, 69,
-# 68; before the reader left out what lies beyond the table, the first two read none, and
-# warm dim light read 62). A tilted camera is measured by ``benchmarks/vision.py``.
-FLOORS = {"floor and rail": 68, "white tablecloth": 68, "warm dim light": 65}
+# 68, 71; before the reader left out what lies beyond the table, the first two read none,
+# warm dim light read 62, and the 12 MP photo 40, with 30 cards missed unflagged: hands too
+# small to be regions in its working copy). A tilted camera is measured by
+# ``benchmarks/vision.py``.
+FLOORS = {"floor and rail": 68, "white tablecloth": 68, "warm dim light": 65,
+          "12 MP from farther": 68}
 
 
 @pytest.mark.parametrize("name", sorted(FLOORS))
