@@ -8,7 +8,10 @@ uneven light, a colour cast, blur, sensor noise and JPEG compression.
 With ``layout=True`` the felt is a casino's Three Card Poker layout: each seat's betting
 circles (ante, play, pair plus) printed in white or gold, with chips on most of them (white
 chips among them), the game's name and its dealer rule printed across the table, and the
-dealer's chip tray: things a real table photo shows that are not cards.
+dealer's chip tray: things a real table photo shows that are not cards. ``in_condition``
+changes a photo the ways a real one can differ (:data:`CONDITIONS`: the floor around the
+table, warm dim light, a tilted camera, a wider 12 MP frame), ``compose(felt=...)`` draws a
+chosen felt.
 
 Ground truth per card: the card, its four corners in the photo (clockwise from the corner
 whose index reads upright), the hand number and the seat (1..7, or ``"dealer"``). The seat
