@@ -92,7 +92,9 @@ def _table(mask: np.ndarray) -> np.ndarray | None:
     """The table (uint8 0/255: the felt's convex hull) when card-white lies beyond it
     (``BEYOND_EDGE``); None when nothing does (the photo is all table)."""
     h, w = mask.shape
-    if not (mask[0].any() or mask[-1].any() or mask[:, 0].any() or mask[:, -1].any()):
+    border = (np.count_nonzero(mask[0]) + np.count_nonzero(mask[-1])
+              + np.count_nonzero(mask[1:-1, 0]) + np.count_nonzero(mask[1:-1, -1]))
+    if border <= BEYOND_EDGE * min(h, w):  # no region can touch the edge that long
         return None
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     edge = np.concatenate([labels[0], labels[-1], labels[1:-1, 0], labels[1:-1, -1]])
@@ -316,13 +318,19 @@ def _dark_floor(whitest: float) -> int:
     return int(min(DARK_FLOOR, max(DARK_MIN, DARK_SHARE * whitest)))
 
 
-def _above_felt(score: np.ndarray, whitest: float) -> np.ndarray:
-    """Where the whiteness stands out of the felt around it (``FELT_SHARE``)."""
+def _above_felt(score: np.ndarray, whitest: float, otsu: float) -> np.ndarray | None:
+    """Where the whiteness stands out of the felt around it (``FELT_SHARE``); None where
+    that asks no more than Otsu's level ``otsu`` anywhere (a dark felt)."""
     h, w = score.shape
-    small = cv2.resize(score, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+    sw, sh = max(1, w // 8), max(1, h // 8)
+    # cut to a multiple of 8 first: OpenCV's area reduction is fast by whole factors only
+    small = cv2.resize(score[: 8 * sh, : 8 * sw] if h >= 8 and w >= 8 else score, (sw, sh),
+                       interpolation=cv2.INTER_AREA)
     felt = cv2.medianBlur(small, FELT_WINDOW).astype(np.float32)
     # worked out on the small copy, then brought to full size (a smooth level)
     need = np.clip(felt + FELT_SHARE * np.maximum(whitest - felt, 0), 0, 255)
+    if float(need.max()) <= otsu:
+        return None
     level = cv2.resize(need.astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
     out: np.ndarray = cv2.compare(score, level, cv2.CMP_GT)
     return out
@@ -370,15 +378,21 @@ def _white(work: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
     floor = cv2.max(bright, 40).astype(np.uint16)  # type: ignore[call-overload]
     rel_ok = cv2.compare(twice, floor, cv2.CMP_GT)  # > 0.5 x local
     if table is None:
-        _, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        level, mask = cv2.threshold(score, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     else:
         level, _ = cv2.threshold(score[table > 0].reshape(-1, 1), 0, 255,
                                  cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         mask = cv2.compare(score, level, cv2.CMP_GT)  # type: ignore[call-overload]
+    mask = cv2.bitwise_and(mask, rel_ok)
     whitest = _whitest(score)
-    mask = cv2.bitwise_and(cv2.bitwise_and(mask, rel_ok), _above_felt(score, whitest))
-    out: np.ndarray = cv2.bitwise_and(
-        mask, cv2.compare(score, _dark_floor(whitest), cv2.CMP_GT))  # type: ignore[call-overload]
+    above = _above_felt(score, whitest, level)
+    if above is not None:
+        mask = cv2.bitwise_and(mask, above)
+    floor_level = _dark_floor(whitest)
+    if floor_level > level:  # else Otsu's level asks more already
+        mask = cv2.bitwise_and(
+            mask, cv2.compare(score, floor_level, cv2.CMP_GT))  # type: ignore[call-overload]
+    out: np.ndarray = mask
     return out
 
 
