@@ -344,18 +344,26 @@ def _above_felt(score: np.ndarray, whitest: float, otsu: float) -> np.ndarray | 
 #: (blue, green, red at 0.45, 0.6, 0.75): 391 -> 463 of 480 read right (as taken: 463);
 #: warm light alone 455 -> 462; as generated unchanged (3 of the 60 tuning photos are
 #: balanced; tuning / check / threshold decks 1,396 / 1,385 / 1,397 -> 1,397 / 1,385 /
-#: 1,397); a ratio of 1.1 read the same.
-CAST_RATIO = 1.2
+#: 1,397); a ratio of 1.1 read the same. Only when the whitest pixels are not the felt's
+#: own colour (their share of each channel within CAST_APART of the median pixel's): on a
+#: photo of the bare felt they are its brightest, and balancing them made the felt grey and
+#: 13 "cards" regions a photo (20 empty felts: the whitest pixels 0.002-0.015 from the
+#: felt's colour; photos with cards, cast or not, 0.108-0.29).
+CAST_RATIO, CAST_APART = 1.2, 0.05
 
 
 def _balanced(work: np.ndarray) -> np.ndarray:
     """``work`` with its channels scaled so that its whitest pixels are grey, when they are
-    not (``CAST_RATIO``); else ``work`` itself."""
+    not (``CAST_RATIO``) and are not the felt's own brightest (``CAST_APART``); else
+    ``work`` itself."""
     sample = work[::4, ::4].reshape(-1, 3)
-    top = np.array([np.searchsorted(np.cumsum(np.bincount(sample[:, c], minlength=256)),
-                                    0.995 * len(sample)) for c in range(3)], float) + 1.0
+    counts = [np.cumsum(np.bincount(sample[:, c], minlength=256)) for c in range(3)]
+    top = np.array([np.searchsorted(c, 0.995 * len(sample)) for c in counts], float) + 1.0
     if top.max() / top.min() <= CAST_RATIO:
         return work
+    middle = np.array([np.searchsorted(c, 0.5 * len(sample)) for c in counts], float) + 1.0
+    if np.abs(top / top.sum() - middle / middle.sum()).max() <= CAST_APART:
+        return work  # no cards whiter than the felt: its brightest are the felt's colour
     out: np.ndarray = cv2.multiply(work, (*(top.max() / top).tolist(), 0.0),  # type: ignore[call-overload]
                                    dtype=cv2.CV_8U)
     return out
