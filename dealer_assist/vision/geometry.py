@@ -302,7 +302,8 @@ DARK_FLOOR, DARK_SHARE, DARK_MIN = 45, 0.6, 25
 #: that and the cards' whiteness. A light felt (grey, tan) lit unevenly is as white in
 #: its bright half as cards in its dark half, and the photo's one threshold (Otsu's) took
 #: the bright half for a card. 2026-12-02, procedural tuning decks on a grey felt (value 160,
-#: seeds 920000-920009, two photos each): 216 -> 442 of 480 read right (green felt: 463,
+#: seeds 920000-920009, two photos each): 216 -> 442 of 480 read right (441 with the reduced
+#: copy cut to a whole factor; green felt: 463,
 #: unchanged; 0.1 / 0.15 read 437, a window of 15 or 31: 443 / 440); tuning, check and
 #: printed-layout reads unchanged.
 FELT_WINDOW, FELT_SHARE = 21, 0.2
