@@ -125,6 +125,19 @@ def check_placed(page: Any, data: dict[str, Any]) -> None:
             expect(hand).not_to_have_class(NEEDS_CONFIRM)
 
 
+def upload_and_read(page: Any, server: LiveServer, photo: Path) -> dict[str, Any]:
+    """A shift open on TCP-1, the dealer uploads ``photo`` from the Scan dialog: the scan's
+    result once the photo is read."""
+    open_shift_by_api(server)
+    sign_in(page, server, "dana")
+    page.goto(server.url + "/dealer/TCP-1")
+    page.tap("[data-testid=scan]")
+    page.set_input_files("[data-testid=scan-file]", str(photo))
+    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
+    data: dict[str, Any] = page.evaluate("window.dealerScan.shown().data")
+    return data
+
+
 def confirm_or_fix(page: Any) -> None:
     """The dealer looks at the table: a hand read right is confirmed (Cards OK), a wrong
     one typed right, a seat read wrongly emptied."""
@@ -268,26 +281,12 @@ def test_upload_a_photo_without_a_camera(page: Any, live_server: LiveServer) -> 
 def test_a_portrait_phone_photo(page: Any, live_server: LiveServer, tmp_path: Path) -> None:
     """A phone stores the sensor's frame turned a quarter with "rotate 90" in its EXIF: the
     photo shows upright, the outlines lie on its cards, and the cards go to their seats."""
-    import io
-
-    from PIL import Image
+    from tests.phone_photos import portrait_phone_jpeg
 
     set_zones(live_server.floor, json.loads((SAMPLES / "scene_2.json").read_text())["zones"])
-    stored = cv2.rotate(cv2.imread(str(SAMPLES / "scene_2.jpg")), cv2.ROTATE_90_COUNTERCLOCKWISE)
-    image = Image.fromarray(stored[:, :, ::-1])
-    exif = image.getexif()
-    exif[0x0112] = 6
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=92, exif=exif)
     photo = tmp_path / "portrait.jpg"
-    photo.write_bytes(out.getvalue())
-    open_shift_by_api(live_server)
-    sign_in(page, live_server, "dana")
-    page.goto(live_server.url + "/dealer/TCP-1")
-    page.tap("[data-testid=scan]")
-    page.set_input_files("[data-testid=scan-file]", str(photo))
-    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
-    data = page.evaluate("window.dealerScan.shown().data")
+    photo.write_bytes(portrait_phone_jpeg(cv2.imread(str(SAMPLES / "scene_2.jpg"))))
+    data = upload_and_read(page, live_server, photo)
     assert data["photo_sha256"] == hashlib.sha256(photo.read_bytes()).hexdigest()
     # the server's pixels are the browser's: the overlay's frame is the photo as shown
     assert data["image"] == {"width": 1920, "height": 1080}
@@ -329,13 +328,7 @@ def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: Liv
                         [parse_card(c) for c in ("AS", "KD", "3C")])
     photo = tmp_path / "twice.jpg"
     cv2.imwrite(str(photo), np.hstack([img, img]))
-    open_shift_by_api(live_server)
-    sign_in(page, live_server, "dana")
-    page.goto(live_server.url + "/dealer/TCP-1")
-    page.tap("[data-testid=scan]")
-    page.set_input_files("[data-testid=scan-file]", str(photo))
-    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
-    data = page.evaluate("window.dealerScan.shown().data")
+    data = upload_and_read(page, live_server, photo)
     twice = [i for i in data["needs_confirmation"] if "seen 2 times" in i["reason"]]
     assert twice and all(len(i["hands"]) == 2 for i in twice), data["needs_confirmation"]
     for hand in (0, 1):

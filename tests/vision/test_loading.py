@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from dealer_assist.cli import main
 from dealer_assist.vision.loading import MAX_PIXELS, ImageError, decode, image_size, load
+from tests.phone_photos import portrait_phone_jpeg, with_orientation
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_images"
 
@@ -108,27 +109,12 @@ def test_cli_bad_zones(tmp_path: Path) -> None:
     assert "not a seat" in result.output
 
 
-def _with_orientation(kind: str, pixels: np.ndarray, orientation: int) -> bytes:
-    """The photo as a phone stores it: the sensor's frame, and the EXIF tag saying how to
-    turn it upright."""
-    import io
-
-    from PIL import Image
-
-    im = Image.fromarray(pixels[:, :, ::-1])
-    exif = im.getexif()
-    exif[0x0112] = orientation
-    out = io.BytesIO()
-    im.save(out, "JPEG" if kind == "jpeg" else "PNG", exif=exif)
-    return out.getvalue()
-
-
 @pytest.mark.parametrize("kind", ["jpeg", "png"])
 @pytest.mark.parametrize("orientation", range(1, 9))
 def test_exif_orientation_size_is_the_upright_size(kind: str, orientation: int) -> None:
     # the size from the header is the size the decoder (and a browser) shows it at, so a
     # portrait phone photo is not refused as corrupt and zones drawn on it stay in place
-    data = _with_orientation(kind, np.zeros((30, 40, 3), np.uint8), orientation)
+    data = with_orientation(np.zeros((30, 40, 3), np.uint8), orientation, kind)
     shown = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape
     _, w, h = image_size(data)
     assert (h, w) == shown[:2] == ((40, 30) if orientation >= 5 else (30, 40))
@@ -141,11 +127,10 @@ def test_portrait_phone_photo_reads_as_shown(tmp_path: Path) -> None:
     import json
 
     upright = cv2.imread(str(SAMPLES / "scene_2.jpg"))
-    stored = cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)  # EXIF 6 turns it back
     phone = tmp_path / "phone.jpg"
-    phone.write_bytes(_with_orientation("jpeg", stored, 6))
+    phone.write_bytes(portrait_phone_jpeg(upright, quality=75))
     plain = tmp_path / "plain.jpg"
-    plain.write_bytes(_with_orientation("jpeg", upright, 1))
+    plain.write_bytes(with_orientation(upright, 1))
     reads = []
     for path in (phone, plain):
         result = CliRunner().invoke(main, ["scan", str(path), "--json"])

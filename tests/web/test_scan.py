@@ -150,15 +150,10 @@ def test_a_phone_photo_stored_turned_reads_upright(store_client: FlaskClient,
     # a phone stores the sensor's frame and an EXIF "rotate 90": read as shown, in the
     # pixels the seat zones were drawn in (it was refused as corrupt before)
     import cv2
-    from PIL import Image
 
-    stored = cv2.rotate(cv2.imread(str(SCENE)), cv2.ROTATE_90_COUNTERCLOCKWISE)
-    image = Image.fromarray(stored[:, :, ::-1])
-    exif = image.getexif()
-    exif[0x0112] = 6
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=92, exif=exif)
-    response = scan(store_client, zoned, out.getvalue())
+    from tests.phone_photos import portrait_phone_jpeg
+
+    response = scan(store_client, zoned, portrait_phone_jpeg(cv2.imread(str(SCENE))))
     assert response.status_code == 200, response.text[:500]
     body = response.json
     assert body["image"] == {"width": 1920, "height": 1080}

@@ -180,19 +180,13 @@ def test_zones_drawn_on_a_portrait_phone_photo(store_app: Flask, store_auth: Aut
     """The admin's photo of the empty layout from a phone, stored turned with "rotate 90" in
     its EXIF: the page shows it upright and the zones are drawn in those pixels, so they are
     checked against the upright size and scans are seated by them."""
-    from PIL import Image
-
     from dealer_assist.web.backend import get_backend
+    from tests.phone_photos import portrait_phone_jpeg
 
     get_backend(store_app).table_cache_seconds = 0  # type: ignore[attr-defined]
     upright = cv2.imdecode(np.frombuffer(EMPTY, np.uint8), cv2.IMREAD_COLOR)
-    image = Image.fromarray(cv2.rotate(upright, cv2.ROTATE_90_COUNTERCLOCKWISE)[:, :, ::-1])
-    exif = image.getexif()
-    exif[0x0112] = 6
-    out = io.BytesIO()
-    image.save(out, "JPEG", quality=92, exif=exif)
     store_auth.as_role("admin")
-    saved = post_zones(store_auth, TRUTH["zones"], out.getvalue())
+    saved = post_zones(store_auth, TRUTH["zones"], portrait_phone_jpeg(upright))
     assert saved.status_code == 302, saved.text[:300]
     record, _ = table_record(floor)
     assert record["size"] == [1920, 1080]
