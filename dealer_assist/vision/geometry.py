@@ -309,10 +309,20 @@ DARK_FLOOR, DARK_SHARE, DARK_MIN = 45, 0.6, 25
 FELT_WINDOW, FELT_SHARE = 21, 0.2
 
 
+def _level(values: np.ndarray, share: float) -> float:
+    """The level of 8-bit ``values`` that ``share`` of them lie at or under (a percentile,
+    counted rather than sorted).
+
+    >>> _level(np.arange(200, dtype=np.uint8), 0.5)   # 0..99 are half of them
+    99.0
+    """
+    counts = np.cumsum(np.bincount(values.ravel(), minlength=256))
+    return float(np.searchsorted(counts, share * counts[-1]))
+
+
 def _whitest(score: np.ndarray) -> float:
     """The whiteness of the photo's whitest pixels (the 99.5th percentile): its cards'."""
-    counts = np.bincount(score[::2, ::2].ravel(), minlength=256)
-    return float(np.searchsorted(np.cumsum(counts), 0.995 * counts.sum()))
+    return _level(score[::2, ::2], 0.995)
 
 
 def _dark_floor(whitest: float) -> int:
@@ -358,11 +368,10 @@ def _balanced(work: np.ndarray) -> np.ndarray:
     not (``CAST_RATIO``) and are not the felt's own brightest (``CAST_APART``); else
     ``work`` itself."""
     sample = work[::4, ::4].reshape(-1, 3)
-    counts = [np.cumsum(np.bincount(sample[:, c], minlength=256)) for c in range(3)]
-    top = np.array([np.searchsorted(c, 0.995 * len(sample)) for c in counts], float) + 1.0
+    top = np.array([_level(sample[:, c], 0.995) for c in range(3)]) + 1.0
     if top.max() / top.min() <= CAST_RATIO:
         return work
-    middle = np.array([np.searchsorted(c, 0.5 * len(sample)) for c in counts], float) + 1.0
+    middle = np.array([_level(sample[:, c], 0.5) for c in range(3)]) + 1.0
     if np.abs(top / top.sum() - middle / middle.sum()).max() <= CAST_APART:
         return work  # no cards whiter than the felt: its brightest are the felt's colour
     out: np.ndarray = cv2.multiply(work, (*(top.max() / top).tolist(), 0.0),  # type: ignore[call-overload]
