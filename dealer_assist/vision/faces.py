@@ -115,26 +115,39 @@ def render_deck(deck: str, height: int = FACE_HEIGHT) -> Path:
     target = cache_root() / f"{deck}-{height}"
     if (target / "done").exists():
         return target
-    target.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
     svg = deck_svg(deck)
-    with tempfile.TemporaryDirectory() as tmp:
-        plain = Path(tmp) / "deck.svg"
-        data = svg.read_bytes()
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        plain.write_bytes(data)
-        probe = _render(plain, svg_id(DECK[0]), 96.0, Path(tmp) / "probe.png")
-        dpi = 96.0 * height * 1.05 / probe.shape[0]
+    # rendered aside and moved into place whole: processes rendering the same deck at once
+    # (tests run in parallel on a fresh machine) never read a face another is still writing
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = Path(tmp) / "deck.svg"
+            data = svg.read_bytes()
+            if data[:2] == b"\x1f\x8b":
+                data = gzip.decompress(data)
+            plain.write_bytes(data)
+            probe = _render(plain, svg_id(DECK[0]), 96.0, Path(tmp) / "probe.png")
+            dpi = 96.0 * height * 1.05 / probe.shape[0]
 
-        def one(card: Card) -> None:
-            face = _render(plain, svg_id(card), dpi, Path(tmp) / f"{card}.png")
-            w = round(face.shape[1] * height / face.shape[0])
-            face = cv2.resize(face, (w, height), interpolation=cv2.INTER_AREA)
-            cv2.imwrite(str(target / f"{card}.png"), face)
+            def one(card: Card) -> None:
+                face = _render(plain, svg_id(card), dpi, Path(tmp) / f"{card}.png")
+                w = round(face.shape[1] * height / face.shape[0])
+                face = cv2.resize(face, (w, height), interpolation=cv2.INTER_AREA)
+                cv2.imwrite(str(staging / f"{card}.png"), face)
 
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            list(pool.map(one, DECK))
-    (target / "done").write_text("ok\n")
+            with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+                list(pool.map(one, DECK))
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    (staging / "done").write_text("ok\n")
+    if target.exists() and not (target / "done").exists():
+        shutil.rmtree(target, ignore_errors=True)  # left half-written by an older version
+    try:
+        staging.rename(target)
+    except OSError:  # another process put it in place first
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
