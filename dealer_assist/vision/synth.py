@@ -235,6 +235,8 @@ def compose(
     empty: bool = False,
     view: int | None = None,
     felt: tuple[float, float, float] | None = None,
+    spread: tuple[float, float] = (0.19, 0.27),
+    table: float = 1.0,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
@@ -245,7 +247,13 @@ def compose(
     degrees, its tilt and distance changed a little; drawn from its own seed), as a tablet
     held from about the same place again; the table and the light are the same. ``felt``:
     the felt's colour (OpenCV's hue 0-180, saturation and value 0-255) in place of a
-    random saturated one (a grey felt: ``(0, 0, 160)``); the rest of the photo is the same."""
+    random saturated one (a grey felt: ``(0, 0, 160)``); the rest of the photo is the same.
+    ``spread``: the range each hand's spread is drawn from (from one card's left edge to
+    the next's, in card heights; a card is 0.71 wide, so past that its cards lie apart).
+    ``table``: the table's size in card heights against the default, whose seats lie about
+    1.7 card heights apart, closer than a casino's (2.5: about a real table's; see
+    ``LAYS``); its cards are drawn smaller on the same felt. With both left as they are,
+    the photo is the one drawn before they were added."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -255,7 +263,7 @@ def compose(
     felt_colour = np.median(canvas[::50, ::50].reshape(-1, 3), axis=0).astype(np.float32)
     noise = rng.normal(0, 1, 9)
     occupied = [*sorted(rng.choice(7, size=n_seats, replace=False).tolist()), 7]
-    card_h = PLANE_CARD_H * rng.uniform(0.9, 1.1)
+    card_h = PLANE_CARD_H * rng.uniform(0.9, 1.1) / table
     out_w, out_h = size
     src = np.array([[0, 0], [PLANE_W, 0], [PLANE_W, PLANE_H], [0, PLANE_H]], np.float32)
     rot = rng.uniform(0, 360) if hard else rng.uniform(-10, 10)
@@ -266,8 +274,9 @@ def compose(
     # the photo frames the table as tightly as it can: a more compact arc when rotated
     for compact in (1.0, 0.93, 0.87, 0.82):
         places = _hand_layout(noise, compact)
+        half = 1.3 + spread[1] - 0.27
         pts = np.array([[x + dx, y + dy] for _, x, y, _ in places
-                        for dx in (-1.3 * card_h, 1.3 * card_h) for dy in (-card_h, card_h)])
+                        for dx in (-half * card_h, half * card_h) for dy in (-card_h, card_h)])
         full = _fit(pts, hmat, rot, out_w, out_h, shrink)
         probe = cv2.perspectiveTransform(
             np.array([[[PLANE_W / 2, PLANE_H / 2], [PLANE_W / 2, PLANE_H / 2 + card_h]]],
@@ -294,7 +303,7 @@ def compose(
         seat, hx, hy, hangle = places[li]
         sample = faces[DECK[int(order[next_card])]].bgra
         w = sample.shape[1] * card_h / sample.shape[0]
-        step = rng.uniform(0.19, 0.27) * card_h
+        step = rng.uniform(*spread) * card_h
         total_w = w + 2 * step
         for k in range(3):
             card = DECK[int(order[next_card])]
@@ -388,6 +397,16 @@ def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
 #: side 0.6 times as wide as its near side); a 12 MP photo from farther away (the same
 #: table in a 4032x3024 frame, the felt carried out to its edges: the cards a third of
 #: their share of the frame).
+#: How dealers lay a hand's cards, beyond the tight fan of every table drawn by default
+#: (``compose`` keywords): spread wide, on a table whose seats lie farther apart (hands
+#: spread so wide would touch on the default arc), and laid side by side apart on a table
+#: of a real table's size, its seats about four card heights apart, in a 12 MP photo (in a
+#: 1080p photo of a whole real table the cards are 40-75 pixels high).
+LAYS: dict[str, dict[str, Any]] = {
+    "spread wide": {"spread": (0.35, 0.65), "table": 1.6},
+    "laid apart": {"spread": (0.75, 0.95), "table": 2.5, "size": (4032, 3024)},
+}
+
 CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted",
               "12 MP from farther")
 
