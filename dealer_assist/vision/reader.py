@@ -51,6 +51,7 @@ from .geometry import (
     reduce,
     window_patches,
 )
+from .hand_groups import joined
 from .net import (
     FRAME_CARD_H,
     NONE,
@@ -156,6 +157,9 @@ MODEL_NAME = "index_net.onnx"
 #: placed by the spread (``missing_cards``).
 CARD_W = 0.71
 MIN_SPREAD, MAX_SPREAD = 0.12, 0.36
+#: How far, in card heights, a region's ends may lie from its outer cards' edges for its
+#: three cards to account for it (``spans_region``).
+SPAN_SLACK = 0.15
 #: ... and how far, in card heights, the region's edges may be from where that spread puts
 #: the bottom and top cards' edges (the sum of both). Chosen on procedural decks never trained
 #: on (20 photos, 480 cards): 0.1, 0.2 and 0.3 read 431, 439 and 439 cards right.
@@ -225,6 +229,49 @@ class Hand:
     seat: Seat = None
     area: float = 0.0  # of its card-white region, in pixels
     length: float = 0.0  # the long side of its region, in pixels
+    #: the regions it was found in (``hand_groups``: a hand laid apart is in three)
+    pieces: int = 1
+    #: its region is as long as its three cards, seen spread evenly, make it
+    #: (``spans_region``): however long, no other hand can hide in it
+    spans: bool = False
+
+
+def spans_region(xs: list[float], width: float, card_w: float) -> bool:
+    """Whether three indices seen at ``xs`` (frame pixels, bottom card first) account for
+    a region ``width`` long: the bottom card at its left edge, the top card a card width
+    (``card_w``) from its right edge, spread evenly and each card over or against the next
+    (a hand spread wide is still one region; two hands touching in a row are longer than
+    three cards spread so).
+
+    >>> H = FRAME_CARD_H
+    >>> spans_region([0.0, 0.55 * H, 1.1 * H], 1.81 * H, 0.71 * H)    # spread wide
+    True
+    >>> spans_region([0.0, 0.25 * H, 0.5 * H], 2.4 * H, 0.71 * H)     # a hand's more
+    False
+    >>> spans_region([0.0, 0.2 * H, 1.6 * H], 2.31 * H, 0.71 * H)     # not even
+    False
+    """
+    if len(xs) != 3:
+        return False
+    steps = [xs[1] - xs[0], xs[2] - xs[1]]
+    return bool(abs(xs[0]) <= SPAN_SLACK * FRAME_CARD_H
+                and abs(width - xs[2] - card_w) <= SPAN_SLACK * FRAME_CARD_H
+                and min(steps) >= MIN_SPREAD * FRAME_CARD_H
+                and max(steps) <= min(card_w, 2 * min(steps)))
+
+
+def _one_hand(pieces: list[Hand]) -> Hand:
+    """The cards of ``pieces`` (regions that lie side by side) as one hand, left to right
+    along the cards' width (the first card's)."""
+    cards = [c for h in pieces for c in h.cards]
+    across = cards[0].corners[1] - cards[0].corners[0]
+    cards.sort(key=lambda c: float(np.mean(c.corners, axis=0) @ across))
+    centres = np.array([np.mean(c.corners, axis=0) for c in cards])
+    along = centres @ (across / max(float(np.linalg.norm(across)), 1e-9))
+    return Hand(cards, (float(centres[:, 0].mean()), float(centres[:, 1].mean())),
+                area=sum(h.area for h in pieces),
+                length=float(along.max() - along.min()) + float(np.linalg.norm(across)),
+                pieces=len(pieces))
 
 
 @dataclass
@@ -519,6 +566,10 @@ class Reader:
                                 card_w * frame_scale(fe.frame) if card_w is not None
                                 else CARD_W * FRAME_CARD_H)
                  for blob, fe, opposite in found]
+        # a hand laid apart (or spread so wide it was cut) is in two or three regions
+        groups = joined([[c.corners for c in h.cards] for h in hands])
+        hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
+                 for g in groups]
         if RESCALES:
             self._read_rescaled(pyr, [c for h in hands for c in h.cards])
         return hands
@@ -645,7 +696,9 @@ class Reader:
                             [x, FRAME_CARD_H]], np.float32)
             cards.append(CardRead(probs, frame.image_points(box), feat, frame, x,
                                   inferred=inferred, other=at_other))
-        return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1])
+        seen = [float(fe.offsets[p]) for p, inferred in places if not inferred]
+        return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1],
+                    spans=spans_region(seen, frame.width, card_w))
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
@@ -699,7 +752,7 @@ class Reader:
         for item in confirm:
             if item.get("hand") is not None:
                 item["hand"] = renumber[item["hand"]]
-        areas = [h.area for h in hands if len(h.cards) == 3]
+        areas = [h.area for h in hands if len(h.cards) == 3 and h.pieces == 1]
         typical_area = float(np.median(areas)) if areas else math.inf
         out_cards: list[dict[str, Any]] = []
         seen: dict[str, list[int]] = {}
@@ -749,10 +802,13 @@ class Reader:
             if len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
-            elif hand.area > OVERSIZED_HAND * typical_area or (
-                    self.card_h and hand.length > ROW_OF_HANDS * self.card_h):
+            elif hand.pieces == 1 and (hand.area > OVERSIZED_HAND * typical_area or (
+                    not hand.spans and self.card_h
+                    and hand.length > ROW_OF_HANDS * self.card_h)):
                 # two hands that touch and were not told apart read as one: the other
-                # hand's cards would be missing without a word
+                # hand's cards would be missing without a word (a hand joined from pieces
+                # holds their cards, each piece fewer than three; a hand spread wide is as
+                # long as its three cards make it)
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": "this region is larger than a hand: another hand "
                                           "may be hidden in it"})

@@ -5,6 +5,7 @@ gives way to another (``geometry.THIN_PART``)."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -39,7 +40,11 @@ def test_an_arc_of_touching_hands_is_cut_into_its_eight_hands(
     assert hands == 8 and right >= 22, (hands, right)
     # without the floor, pieces of cut hands drove the height measured again to a third of
     # a card and every hand was cut up: 7 of 24 cards; since small regions no longer
-    # measure it (``geometry.FAN_SHARE``), the pieces drive it down less: 19
+    # measure it (``geometry.FAN_SHARE``), the pieces drive it down less: 19. Since a
+    # region is cut only at a waist (``geometry.WAIST``), single hands are not cut however
+    # low the height is measured: 24 without the floor, so the waist is left out here too
+    monkeypatch.setattr(geometry, "WAIST", math.inf)
+    assert read_right(reader, scene)[1] >= 22
     monkeypatch.setattr(geometry, "REMEASURE_FLOOR", 0.0)
     assert read_right(reader, scene)[1] < 22
     monkeypatch.setattr(geometry, "FAN_SHARE", 0.0)

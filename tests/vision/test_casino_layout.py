@@ -35,12 +35,16 @@ def test_the_layout_is_printed_under_the_same_cards() -> None:
     assert changed.mean() > 0.02
 
 
-@pytest.mark.parametrize(("deck", "seed"), [(920024, 9200248), (920009, 9200099)])
+@pytest.mark.parametrize(("deck", "seed"), [(920024, 9200248), (920009, 9200099),
+                                            (920000, 9200009)])
 def test_nothing_on_the_layout_is_passed_off_as_a_card(reader: Reader, deck: int,
                                                        seed: int) -> None:
     # two tuning photos where chips and the chip tray were read as cards (2026-12-02: 36
     # and 9 reads that are no card of the table) and, on the second, printed words joined
-    # hands: every such read, and every wrong read, goes to the dealer
+    # hands; on the third two hands touch under printed words, and a card of one, read in
+    # a box too large, was joined with the other's pieces into a hand of three nothing
+    # flagged (``hand_groups.SIZE``): every such read, and every wrong read, goes to the
+    # dealer
     scene = compose({f"proc:{deck}": procedural_deck(deck)}, seed, seats=7, layout=True)
     image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
     wrong, _, _ = unflagged_wrong(reader.read(image), scene.cards)
@@ -103,7 +107,8 @@ def test_the_empty_layout_keeps_its_print_out_of_the_cards(reader: Reader, deck:
         cv2.IMREAD_COLOR)
     alone = reader.read(image)
     compared = reader.read(image, None, empty)
-    assert right_reads(alone, scene.cards) <= 12
+    # (alone 12 at most until 2026-12-03; 14 since a region is cut only at a waist)
+    assert right_reads(alone, scene.cards) <= 14
     assert right_reads(compared, scene.cards) >= 15
     assert unflagged_wrong(compared, scene.cards)[0] == []
     # a photo of the same frame at half the resolution is compared with it scaled alike
