@@ -15,7 +15,9 @@ shows (the betting circles and the game's rules printed on it, chips, the chip t
 alone and compared with the table's empty layout photographed again from the same place
 (the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
-dim light, a tilted camera) and on a light grey felt; and the median time for a
+dim light, a tilted camera) and on a light grey felt; the first ``--lays`` with hands laid
+in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands were read whole;
+and the median time for a
 12-megapixel (4000x3000) photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
 each window cut and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
 measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
@@ -49,6 +51,7 @@ from dealer_assist.vision.net import SECOND_NAMES
 from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
 from dealer_assist.vision.synth import (
     CONDITIONS,
+    LAYS,
     another_take,
     compose,
     in_condition,
@@ -86,6 +89,20 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
                                        if i not in matched)
     return (len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)),
             flagged, sure)
+
+
+def whole_hands(scenes: list, results: list) -> tuple[int, int]:
+    """(hands read whole, hands): a hand is read whole when one hand of the result holds
+    exactly its three cards."""
+    whole = hands = 0
+    for sc, res in zip(scenes, results, strict=True):
+        truth: dict[int, set[str]] = {}
+        for t in sc.cards:
+            truth.setdefault(t.hand, set()).add(t.card)
+        read = [set(h["cards"]) for h in res["hands"]]
+        hands += len(truth)
+        whole += sum(cards in read for cards in truth.values())
+    return whole, hands
 
 
 def totals(scenes: list, results: list) -> list[int]:
@@ -166,6 +183,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="1080p photos per held-out design in each of synth.CONDITIONS (a "
                          "floor around the table, warm dim light, a tilted camera...) and "
                          "on a light grey felt")
+    ap.add_argument("--lays", type=int, default=0,
+                    help="photos per held-out design with hands laid in each of synth.LAYS "
+                         "(spread wide; laid apart, 12 MP)")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
                     help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
@@ -257,6 +277,15 @@ def main(argv: list[str] | None = None) -> int:
         times, results = run(reader, grey)
         print(f"{row('light grey felt', totals(grey, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
+    if args.lays:
+        # hands laid as dealers also lay them: spread wide, or side by side apart
+        for lay, kwargs in LAYS.items():
+            laid = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, **kwargs)
+                    for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.lays)]
+            times, results = run(reader, laid)
+            whole, hands = whole_hands(laid, results)
+            print(f"{row(lay, totals(laid, results))} {statistics.median(times) * 1000:10.0f}"
+                  f"  hands read whole: {whole} of {hands}")
     if args.big:
         decks = faces
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)
