@@ -106,3 +106,30 @@ def test_hands_laid_wide_or_apart_are_read_as_hands(reader: Reader, lay: str) ->
         whole, hands, right = whole + w, hands + n, right + r
     assert right >= 24 * len(decks) - 2, (lay, right)
     assert whole >= FLOORS[lay], (lay, whole, hands)
+
+
+def test_a_hand_whose_indices_are_unevenly_spread_goes_to_the_dealer(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index of a card lying against a hand's region (a court card beside it whose own
+    region was not found) can be read as one of the hand's three, at the wrong place: on a
+    held-out photo spread wide (2026-12-03) the three were seen with gaps 0.23 and 0.56 card
+    heights, and the card's place was wrong with nothing flagged. A dealer spreads a hand
+    about evenly, so such a hand is confirmed."""
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import TRAIN_DECKS, load_deck
+    from dealer_assist.vision.reader import in_doubt
+
+    scene = compose({TRAIN_DECKS[0]: load_deck(TRAIN_DECKS[0])}, 9200008, seats=7,
+                    **LAYS["spread wide"])
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+    def uneven(result: dict) -> set[int]:
+        return {c["hand"] for c in result["needs_confirmation"]
+                if c["card"] is None and "unevenly" in c["reason"]}
+
+    assert uneven(reader.read(image)) == set()  # evenly spread, as the photo's hands are
+    monkeypatch.setattr(reader_module, "UNEVEN", 1.0)  # any two gaps not equal: "uneven"
+    result = reader.read(image)
+    flagged = uneven(result)
+    assert flagged and all(len(result["hands"][h]["cards"]) == 3 for h in flagged)
+    assert flagged <= in_doubt(result)[1]
