@@ -133,3 +133,28 @@ def test_a_hand_whose_indices_are_unevenly_spread_goes_to_the_dealer(
     flagged = uneven(result)
     assert flagged and all(len(result["hands"][h]["cards"]) == 3 for h in flagged)
     assert flagged <= in_doubt(result)[1]
+
+
+@pytest.mark.parametrize(("deck", "seed"), [(920001, 9200019), (920004, 9200048)])
+def test_a_court_card_lying_alone_is_found(reader: Reader, monkeypatch: pytest.MonkeyPatch,
+                                           deck: int, seed: int) -> None:
+    """A court card whose art reaches its edge leaves card-white only in a frame broken open,
+    not card-like as a region: lying alone in a hand laid apart it was set aside as a
+    region to confirm, and its hand came back as two cards (2026-12-03, these tuning
+    photos: 23 of 24 cards right, 7 of 8 hands whole). A region with a lone card's outline
+    (``geometry.lone_card``) is read as a card."""
+    pytest.importorskip("PIL")
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_decks import procedural_deck
+    from vision_threshold import unflagged_wrong
+
+    from dealer_assist.vision import geometry
+
+    scene = compose({f"proc:{deck}": procedural_deck(deck)}, seed, seats=7,
+                    **LAYS["laid apart"])
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    result = reader.read(image, scene.zones)
+    wrong, _, right = unflagged_wrong(result, scene.cards)
+    assert not wrong and right == 24 and _whole(result, scene) == (8, 8)
+    monkeypatch.setattr(geometry, "LONE_FILL", math.inf)  # no region taken for a lone card
+    assert _whole(reader.read(image, scene.zones), scene)[0] < 8
