@@ -553,10 +553,12 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
     left: list[Blob] = []
     blobs = _card_regions(image, left, layout)
     card_h = card_height(blobs)
-    lone = [b for b in left if card_h is not None and lone_card(b, card_h)]
-    if rejected is not None:
-        rejected += [b for b in left if not any(b is x for x in lone)]
-    return blobs + lone
+    for b in left:
+        if card_h is not None and lone_card(b, card_h):
+            blobs.append(b)
+        elif rejected is not None:
+            rejected.append(b)
+    return blobs
 
 
 #: A region not card-like is a lone card all the same when its rectangle has a card's shape

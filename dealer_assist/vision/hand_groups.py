@@ -6,9 +6,10 @@ side, as the cards of one hand do, are joined when together they hold three.
 Cards are given by their four corners (image pixels, clockwise from the top-left of the
 upright index, as the reader returns them). Two cards lie side by side when they are turned
 alike and alike in size, the second lies along the first's width (not above or below it)
-and their centres are at most ``REACH`` card heights apart. Only pieces holding three cards in all are joined: a
-chain of more (the hands of neighbouring seats laid apart close together) is left as it is,
-and each piece is confirmed by the dealer as a hand that is not three cards.
+and their centres are at most ``REACH`` card heights apart. Only pieces holding three cards
+in all are joined: a chain of more (the hands of neighbouring seats laid apart close
+together) is left as it is, and each piece is confirmed by the dealer as a hand that is not
+three cards.
 """
 
 from __future__ import annotations

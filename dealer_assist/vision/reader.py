@@ -248,7 +248,8 @@ class Hand:
 def spans_region(xs: list[float], width: float, card_w: float) -> bool:
     """Whether three indices seen at ``xs`` (frame pixels, bottom card first) account for
     a region ``width`` long: the bottom card at its left edge, the top card a card width
-    (``card_w``) from its right edge, spread evenly and each card over or against the next
+    (``card_w``) from its right edge, spread evenly (``unevenly_spread`` not) and each card
+    over or against the next
     (a hand spread wide is still one region; two hands touching in a row are longer than
     three cards spread so).
 
@@ -260,13 +261,12 @@ def spans_region(xs: list[float], width: float, card_w: float) -> bool:
     >>> spans_region([0.0, 0.2 * H, 1.6 * H], 2.31 * H, 0.71 * H)     # not even
     False
     """
-    if len(xs) != 3:
+    if len(xs) != 3 or unevenly_spread(xs):
         return False
     steps = [xs[1] - xs[0], xs[2] - xs[1]]
     return bool(abs(xs[0]) <= SPAN_SLACK * FRAME_CARD_H
                 and abs(width - xs[2] - card_w) <= SPAN_SLACK * FRAME_CARD_H
-                and min(steps) >= MIN_SPREAD * FRAME_CARD_H
-                and max(steps) <= min(card_w, 2 * min(steps)))
+                and min(steps) >= MIN_SPREAD * FRAME_CARD_H and max(steps) <= card_w)
 
 
 def unevenly_spread(xs: list[float]) -> bool:
@@ -293,9 +293,10 @@ def _one_hand(pieces: list[Hand]) -> Hand:
     along the cards' width (the first card's)."""
     cards = [c for h in pieces for c in h.cards]
     across = cards[0].corners[1] - cards[0].corners[0]
-    cards.sort(key=lambda c: float(np.mean(c.corners, axis=0) @ across))
+    unit = across / max(float(np.linalg.norm(across)), 1e-9)
+    cards.sort(key=lambda c: float(np.mean(c.corners, axis=0) @ unit))
     centres = np.array([np.mean(c.corners, axis=0) for c in cards])
-    along = centres @ (across / max(float(np.linalg.norm(across)), 1e-9))
+    along = centres @ unit
     return Hand(cards, (float(centres[:, 0].mean()), float(centres[:, 1].mean())),
                 area=sum(h.area for h in pieces),
                 length=float(along.max() - along.min()) + float(np.linalg.norm(across)),

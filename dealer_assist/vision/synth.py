@@ -397,6 +397,9 @@ def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
 #: side 0.6 times as wide as its near side); a 12 MP photo from farther away (the same
 #: table in a 4032x3024 frame, the felt carried out to its edges: the cards a third of
 #: their share of the frame).
+CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted",
+              "12 MP from farther")
+
 #: How dealers lay a hand's cards, beyond the tight fan of every table drawn by default
 #: (``compose`` keywords): spread wide, on a table whose seats lie farther apart (hands
 #: spread so wide would touch on the default arc), and laid side by side apart on a table
@@ -406,9 +409,6 @@ LAYS: dict[str, dict[str, Any]] = {
     "spread wide": {"spread": (0.35, 0.65), "table": 1.6},
     "laid apart": {"spread": (0.75, 0.95), "table": 2.5, "size": (4032, 3024)},
 }
-
-CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted",
-              "12 MP from farther")
 
 
 def in_condition(image: np.ndarray, condition: str,
