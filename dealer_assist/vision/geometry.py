@@ -59,6 +59,24 @@ class Frame:
         return Frame(self.blob, self.k, self.width * s, self.to_frame * s, to_image)
 
 
+#: Card-white's specks (sensor noise on a light felt) are opened away with a 3x3 cross, not
+#: a 3x3 square: a lower card of a hand shows its white in strips two or three reduced
+#: pixels wide, at the hand's slant, and the square wore them away where the white stood
+#: little above the felt, leaving a hand's outline broken (on a light grey felt 58 of the
+#: 1,440 tuning cards lay in no region read; 16 now). 2026-12-03, procedural tuning photos
+#: (seeds 920000-920029, two each, 1,440 cards) square -> cross: light grey felt 1,313 ->
+#: 1,366 read right (check decks, 920030-920059: 1,320 -> 1,348); plain 1,402 -> 1,409
+#: (check 1,387 -> 1,385, the losses on one hard deck, 920041); with the empty layout 1,399
+#: -> 1,403; floor and rail 1,391 -> 1,402, white tablecloth 1,356 -> 1,379, warm dim light
+#: 1,388 -> 1,399, camera tilted 1,347 -> 1,366, 12 MP from farther 1,398 -> 1,413; spread
+#: wide 1,289 -> 1,307 (hands whole 356 -> 366 of 480), laid apart 1,353 -> 1,364 (but sure
+#: 684 -> 649, hands whole 375 -> 373: card-white now bridges some gaps between hands laid
+#: close). Worse: a printed layout read without its empty layout, 1,223 -> 1,207 (the
+#: print's strokes survive as well). 0 silent everywhere; threshold decks' surest wrong read
+#: nothing else flags 0.741 -> 0.792 (threshold 0.95).
+SPECKLE = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+
+
 def card_mask(work: np.ndarray, printed: np.ndarray | None = None,
               min_area: float | None = None) -> np.ndarray:
     """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,
@@ -71,7 +89,7 @@ def card_mask(work: np.ndarray, printed: np.ndarray | None = None,
         mask = cv2.bitwise_and(_white(work, table), table)
     if printed is not None:
         mask = cv2.bitwise_and(mask, cv2.bitwise_not(printed))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, SPECKLE)
     closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
     return _print_cut(closed, mask, min_area) if PRINT_CUT else closed
 
@@ -820,7 +838,9 @@ def blob_sides(blob: Blob) -> tuple[float, float]:
 HAND_RATIO = 1.6
 #: The card height measured again after each cut (``_split_rows``) never falls below this
 #: share of the first measure: cut pieces taken for hands once drove it to a third of a
-#: card, and a photo's 24 cards read 2 right (procedural deck 920008).
+#: card, and a photo's 24 cards read 2 right (procedural deck 920008). Since card-white's
+#: specks are opened with a cross (``SPECKLE``), hands no longer break into such pieces on
+#: any tuning or check photo (plain, light grey or printed felt): a guard, kept.
 REMEASURE_FLOOR = 0.5
 #: Regions smaller than this share of the largest region spread like a hand do not measure
 #: the card height: chips, the chip tray's white chips and other small card-white on a
