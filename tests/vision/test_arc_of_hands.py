@@ -48,8 +48,8 @@ def test_the_card_height_measured_again_does_not_run_away(
     # ``geometry.REMEASURE_FLOOR``, kept as a guard
     scene = compose({"proc:920017": procedural_deck(920017)}, 9200179, seats=7, layout=True)
     assert read_right(reader, scene)[1] >= 19
-    # cut pieces and chips taken for hands drive the measure down, and with no waist to
-    # cut at, every hand is cut up in turn
+    # chips and cut pieces taken for hands drive the measure down, and with no waist to
+    # cut at, hands are cut up
     monkeypatch.setattr(geometry, "WAIST", math.inf)
     monkeypatch.setattr(geometry, "FAN_SHARE", 0.0)
     assert read_right(reader, scene)[1] <= 10

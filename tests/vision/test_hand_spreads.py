@@ -143,7 +143,7 @@ def test_a_court_card_lying_alone_is_found(reader: Reader,
     region to confirm, and its hand came back as two cards. A region with a lone card's
     outline (``geometry.lone_card``) is read as a card. Tuning photo 920012/9 (until
     card-white's specks were opened with a cross, ``geometry.SPECKLE``, photos 920001/9 and
-    920004/8 showed it too; now their court cards' frames stay whole)."""
+    920004/8 showed it too; now the rule changes nothing there)."""
     pytest.importorskip("PIL")
     sys.path.insert(0, str(SAMPLES.parent / "scripts"))
     from vision_decks import procedural_deck
