@@ -248,10 +248,9 @@ class Hand:
 def spans_region(xs: list[float], width: float, card_w: float) -> bool:
     """Whether three indices seen at ``xs`` (frame pixels, bottom card first) account for
     a region ``width`` long: the bottom card at its left edge, the top card a card width
-    (``card_w``) from its right edge, spread evenly (``unevenly_spread`` not) and each card
-    over or against the next
-    (a hand spread wide is still one region; two hands touching in a row are longer than
-    three cards spread so).
+    (``card_w``) from its right edge, spread evenly (not ``unevenly_spread``) and each card
+    over or against the next (a hand spread wide is still one region; two hands touching in
+    a row are longer than three cards spread so).
 
     >>> H = FRAME_CARD_H
     >>> spans_region([0.0, 0.55 * H, 1.1 * H], 1.81 * H, 0.71 * H)    # spread wide
