@@ -390,15 +390,36 @@ def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
     return enc.tobytes()
 
 
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A straight blur ``length`` pixels long at ``angle`` radians, summing to 1.
+
+    >>> k = motion_kernel(5.0, 0.0)
+    >>> k.shape, round(float(k.sum()), 6), k[3].astype(float).round(2).tolist()
+    ((7, 7), 1.0, [0.0, 0.2, 0.2, 0.2, 0.2, 0.2, 0.0])
+    """
+    size = 2 * math.ceil(length / 2) + 1
+    k = np.zeros((size, size), np.float32)
+    c = size // 2
+    dx, dy = math.cos(angle) * (length - 1) / 2, math.sin(angle) * (length - 1) / 2
+    cv2.line(k, (round(4 * (c - dx)), round(4 * (c - dy))), (round(4 * (c + dx)), round(4 * (c + dy))),
+             1.0, 1, cv2.LINE_AA, shift=2)
+    return np.asarray(k / k.sum(), np.float32)
+
+
 #: What a real photo of a table can bring that ``compose`` does not draw (a chosen felt
 #: colour is ``compose(felt=...)``): the photo taken wider, a light floor and the table's
 #: wooden rail around the felt; a white tablecloth around it; warm tungsten light the camera
 #: did not balance, under-exposed, with sensor noise; the camera tilted (the table's far
 #: side 0.6 times as wide as its near side); a 12 MP photo from farther away (the same
 #: table in a 4032x3024 frame, the felt carried out to its edges: the cards a third of
-#: their share of the frame).
+#: their share of the frame); the camera moving as it took the photo (a tablet held by
+#: hand: a straight blur 1/270 of the photo's width, 7 pixels at 1080p, in a direction
+#: the seed gives); the camera focused a little off the table (a Gaussian blur of 1/1280
+#: of the photo's width, 1.5 pixels at 1080p).
 CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted",
-              "12 MP from farther")
+              "12 MP from farther", "camera moving", "out of focus")
+#: The blur of "camera moving" and of "out of focus", as a share of the photo's width.
+MOVING_BLUR, FOCUS_BLUR = 1 / 270, 1 / 1280
 
 #: How dealers lay a hand's cards, beyond the tight fan of every table drawn by default
 #: (``compose`` keywords): spread wide, on a table whose seats lie farther apart (hands
@@ -450,6 +471,14 @@ def in_condition(image: np.ndarray, condition: str,
         wide = cv2.copyMakeBorder(image, top, max(0, 3024 - h - top), left,
                                   max(0, 4032 - w - left), cv2.BORDER_REPLICATE)
         return np.asarray(wide), np.array([[1, 0, left], [0, 1, top], [0, 0, 1]], np.float32)
+    if condition == "camera moving":
+        angle = np.random.default_rng([seed, 5]).uniform(0, np.pi)
+        kernel = motion_kernel(MOVING_BLUR * w, float(angle))
+        return (np.asarray(cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_REFLECT)),
+                np.eye(3, dtype=np.float32))
+    if condition == "out of focus":
+        return (np.asarray(cv2.GaussianBlur(image, (0, 0), FOCUS_BLUR * w)),
+                np.eye(3, dtype=np.float32))
     raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
 
 
