@@ -126,24 +126,24 @@ MOTION_SHARE, MOTION_LEN = 0.35, (0.01, 0.08)
 GLARE_SHARE, GLARE_R, GLARE_GAIN = 0.2, (0.1, 0.4), (60.0, 160.0)
 
 
-def photo_effects(img: np.ndarray, rng: np.random.Generator,
-                  card_h: float = 150.0) -> np.ndarray:
-    """A rendered hand as a camera sees it: uneven and coloured light, now and then a
-    reflection (``GLARE_SHARE``) or the camera moving (``MOTION_SHARE``), focus blur,
-    sensor noise, JPEG. ``card_h``: the cards' height in pixels."""
+def photo_effects(img: np.ndarray, rng: np.random.Generator, card_h: float = 150.0,
+                  mishaps: bool = False) -> np.ndarray:
+    """A rendered hand as a camera sees it: uneven and coloured light, focus blur, sensor
+    noise, JPEG; with ``mishaps`` (training), now and then a reflection (``GLARE_SHARE``)
+    or the camera moving (``MOTION_SHARE``). ``card_h``: the cards' height in pixels."""
     h, w = img.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     gx, gy = rng.uniform(-0.5, 0.5, 2)
     light = rng.uniform(0.5, 1.15) * (1.0 + gx * (xx / w - 0.5) + gy * (yy / h - 0.5))
     cast = rng.uniform(0.85, 1.1, 3).astype(np.float32)
     out = img.astype(np.float32) * light[..., None] * cast[None, None, :]
-    if rng.random() < GLARE_SHARE:
+    if mishaps and rng.random() < GLARE_SHARE:
         for _ in range(int(rng.integers(1, 3))):
             cx, cy = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
             r = rng.uniform(*GLARE_R) * card_h
             spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
             out += rng.uniform(*GLARE_GAIN) * spot[..., None]
-    if rng.random() < MOTION_SHARE:
+    if mishaps and rng.random() < MOTION_SHARE:
         kernel = motion_kernel(rng.uniform(*MOTION_LEN) * card_h, rng.uniform(0, math.pi))
         out = cv2.filter2D(out, -1, kernel, borderType=cv2.BORDER_REFLECT)
     out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.3, 1.4))
@@ -155,8 +155,10 @@ def photo_effects(img: np.ndarray, rng: np.random.Generator,
 
 
 def hand_scene(faces: dict[Card, Face], rng: np.random.Generator,
-               cards: list[Card] | None = None) -> tuple[np.ndarray, list[tuple[Card, np.ndarray]]]:
-    """One spread hand on felt: the photo and its cards (bottom first) with corners."""
+               cards: list[Card] | None = None, mishaps: bool = False) -> tuple[
+        np.ndarray, list[tuple[Card, np.ndarray]]]:
+    """One spread hand on felt: the photo and its cards (bottom first) with corners;
+    ``mishaps``: see ``photo_effects``."""
     n = len(cards) if cards else int(rng.choice([3, 3, 3, 3, 2, 1]))
     chosen = cards or [DECK[int(i)] for i in rng.choice(52, n, replace=False)]
     ch = float(rng.uniform(80, 280))
@@ -193,7 +195,7 @@ def hand_scene(faces: dict[Card, Face], rng: np.random.Generator,
     ow, oh = (dst.max(0) - lo).astype(int)
     img = cv2.warpPerspective(canvas, hm, (int(ow), int(oh)), borderMode=cv2.BORDER_REFLECT)
     out = [(c, cv2.perspectiveTransform(p[None], hm)[0]) for c, p in out]
-    return photo_effects(img, rng, ch), out
+    return photo_effects(img, rng, ch, mishaps), out
 
 
 def patches_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndarray]],
@@ -279,7 +281,7 @@ def looks_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndar
 def _synth(faces: dict[Card, Face], seed: int, scenes: int,
            cut: Callable[..., Patches]) -> Patches:
     rng = np.random.default_rng(seed)
-    parts = [cut(*hand_scene(faces, rng), rng=rng) for _ in range(scenes)]
+    parts = [cut(*hand_scene(faces, rng, mishaps=True), rng=rng) for _ in range(scenes)]
     return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
                    np.concatenate([p.suit for p in parts]))
 
