@@ -119,7 +119,8 @@ def _to_frame_points(frame: Frame, pts: np.ndarray) -> np.ndarray:
 
 #: Share of rendered hands photographed moving (a tablet held by hand): a straight blur
 #: in any direction, this long as a share of the card's height. Without it, 10 tuning photos
-#: blurred 7 pixels (6-7% of a card's height at 1080p) read 182 of 240 cards right, 21 sure.
+#: blurred 7 pixels (6-7% of a card's height at 1080p) read 182 of 240 cards right, 21 sure;
+#: with the second look's second model trained with it, 208 and 36 (card_models/README.md).
 MOTION_SHARE, MOTION_LEN = 0.35, (0.01, 0.08)
 #: Share of rendered hands under a light's reflection (glossy cards): one or two bright spots
 #: of this radius (card heights), this much brighter.

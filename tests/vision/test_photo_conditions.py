@@ -1,7 +1,8 @@
 """What a real photo of a table brings that the generated tables do not: the floor or a
 tablecloth around the felt, warm dim light the camera did not balance, a 12 MP photo taken
-from farther away, the camera moving, a light felt. The sample photos (held-out designs, 72 cards) changed that
-way read about as well, and never silently wrong."""
+from farther away, the camera moving, a light felt. The sample photos (held-out designs, 72
+cards) changed that way read about as well (the camera moving: worse), and never silently
+wrong."""
 
 from __future__ import annotations
 
