@@ -127,8 +127,8 @@ MOTION_SHARE, MOTION_LEN = 0.35, (0.01, 0.08)
 GLARE_SHARE, GLARE_R, GLARE_GAIN = 0.2, (0.1, 0.4), (60.0, 160.0)
 
 
-def photo_effects(img: np.ndarray, rng: np.random.Generator, card_h: float = 150.0,
-                  mishaps: bool = False) -> np.ndarray:
+def photo_effects(img: np.ndarray, rng: np.random.Generator, card_h: float,
+                  mishaps: bool) -> np.ndarray:
     """A rendered hand as a camera sees it: uneven and coloured light, focus blur, sensor
     noise, JPEG; with ``mishaps`` (training), now and then a reflection (``GLARE_SHARE``)
     or the camera moving (``MOTION_SHARE``). ``card_h``: the cards' height in pixels."""
