@@ -17,7 +17,8 @@ alone and compared with the table's empty layout photographed again from the sam
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
 dim light, a tilted camera) and on a light grey felt; the first ``--lays`` with hands laid
 in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands were read whole;
-and the median time for a
+with ``--close-ups``, hands photographed up close (``synth.close_up``); and the median time
+for a
 12-megapixel (4000x3000) photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
 each window cut and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
 measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
@@ -53,6 +54,7 @@ from dealer_assist.vision.synth import (
     CONDITIONS,
     LAYS,
     another_take,
+    close_up,
     compose,
     in_condition,
     moved_truth,
@@ -186,6 +188,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lays", type=int, default=0,
                     help="photos per held-out design with hands laid in each of synth.LAYS "
                          "(spread wide; laid apart, 12 MP)")
+    ap.add_argument("--close-ups", type=int, default=0,
+                    help="12 MP tables per held-out design, two of whose hands are each "
+                         "photographed up close (synth.close_up: cards 1,500 pixels high "
+                         "with the hands around, and 800 with the hand filling the frame)")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
                     help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
@@ -286,6 +292,25 @@ def main(argv: list[str] | None = None) -> int:
             whole, hands = whole_hands(laid, results)
             print(f"{row(lay, totals(laid, results))} {statistics.median(times) * 1000:10.0f}"
                   f"  hands read whole: {whole} of {hands}")
+    if args.close_ups:
+        # a phone held over one hand: only the cards it shows whole are counted, and a read
+        # of a card its edge cuts is silent only when it is wrong
+        for px, half in ((1500, 1.5), (800, 0.8)):
+            cards = right = silent = 0
+            for n, deck in enumerate(HELD_OUT_DECKS):
+                for i in range(args.close_ups):
+                    sc = compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
+                                 size=(4032, 3024))
+                    for hand in (0, 3):
+                        photo, truth, whole = close_up(sc, hand, px, half)
+                        _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+                        res = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
+                        silent += len(unflagged_wrong(res, truth)[0])
+                        shown = [t for t, w in zip(truth, whole, strict=True) if w]
+                        _, c, r = unflagged_wrong(res, shown)
+                        cards, right = cards + c, right + r
+            print(f"{f'close-up, cards {px} px':24} {cards:6d} {100 * right / max(cards, 1):7.2f}% "
+                  f"{silent:7d}")
     if args.big:
         decks = faces
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)

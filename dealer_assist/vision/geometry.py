@@ -860,11 +860,27 @@ HEIGHT_PCT = 35
 def card_height(blobs: list[Blob]) -> float | None:
     """The card height in the photo, from the hands spread wider than tall (their short
     side is a card's height): the HEIGHT_PCT percentile of those at least FAN_SHARE as
-    large as the largest; None when no blob tells. Regions longer than HAND_RATIO times
-    their short side count only when no other does: they are rows of touching hands, and a
-    row that follows the table's arc is wider than a card is high."""
+    large as the largest; None when no blob tells. Without such hands, hands spread tight
+    (about square) tell it; regions longer than HAND_RATIO times their short side count only
+    when nothing else does: they are rows of touching hands, and a row that follows the
+    table's arc is wider than a card is high.
+
+    >>> def region(w, h):
+    ...     box = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    ...     return Blob(box, w * h, (w / 2, h / 2), box)
+    >>> card_height([region(100, 70), region(300, 20)])   # a hand spread wide, a sliver
+    70.0
+    >>> card_height([region(330, 320), region(20, 70)])   # a close-up of a hand spread tight
+    320.0
+    """
     sides = [(*blob_sides(b), b.area) for b in blobs]
     fans = [(lo, a) for lo, hi, a in sides if 1.12 * lo < hi <= HAND_RATIO * lo]
+    # a close-up of hands spread tight shows no hand wider than tall, and a sliver of a card
+    # cut by the photo's edge measured the card height: the hands were cut up at 20 pixels
+    # (2026-12-03, ``synth.close_up`` of procedural decks never trained on, hands 0 and 3 of
+    # seeds 920030-920049: cards 400 / 1,500 pixels high read right 160 / 147 -> 167 / 166
+    # of 180, framed tight 100 / 96 -> 102 / 105 of 115; whole tables read the same)
+    fans = fans or [(lo, a) for lo, hi, a in sides if hi <= HAND_RATIO * lo]
     fans = fans or [(lo, a) for lo, hi, a in sides if hi > 1.12 * lo]
     if not fans:
         return None

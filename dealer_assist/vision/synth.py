@@ -482,6 +482,30 @@ def in_condition(image: np.ndarray, condition: str,
     raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
 
 
+def close_up(scene: Scene, hand: int, card_px: float,
+             half: float = 1.5) -> tuple[np.ndarray, list[TruthCard], list[bool]]:
+    """A phone held over one hand of ``scene``: the photo's window ``half`` card heights
+    above and below the hand's centre (4:3), resized so that its cards are ``card_px``
+    pixels high (the photo's own cards should be as large or larger: a 12 MP table); the
+    truth's cards where they lie in it, and which of them it shows whole (the others are
+    cut by its edge or outside it)."""
+    cards = [c for c in scene.cards if c.hand == hand]
+    if not cards:
+        raise ValueError(f"no hand {hand} in the scene")
+    card_h = float(np.linalg.norm(np.subtract(cards[0].corners[3], cards[0].corners[0])))
+    cx, cy = np.array([p for c in cards for p in c.corners], float).mean(axis=0)
+    f = card_px / card_h
+    hh, hw = half * card_h, half * card_h * 4 / 3
+    m = np.array([[f, 0, -(cx - hw) * f], [0, f, -(cy - hh) * f]], np.float32)
+    w, h = round(2 * hw * f), round(2 * hh * f)
+    photo = cv2.warpAffine(scene.image, m, (w, h), borderMode=cv2.BORDER_REFLECT,
+                           flags=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC)
+    moved = np.vstack([m, [0, 0, 1]]).astype(np.float32)
+    truth = moved_truth(scene.cards, moved)
+    whole = [all(0 <= x < w and 0 <= y < h for x, y in c.corners) for c in truth]
+    return np.asarray(photo), truth, whole
+
+
 def moved_truth(cards: list[TruthCard], moved: np.ndarray) -> list[TruthCard]:
     """The truth's cards where ``in_condition`` put them."""
     return [TruthCard(c.card, [[round(float(x), 1), round(float(y), 1)] for x, y in

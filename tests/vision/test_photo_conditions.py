@@ -81,3 +81,28 @@ def test_a_bare_felt_shows_no_cards(reader: Reader) -> None:
         out = reader.read(cv2.imdecode(np.frombuffer(bare.jpeg, np.uint8), cv2.IMREAD_COLOR))
         assert out["cards"] == [], deck
         assert not [n for n in out["needs_confirmation"] if "could not be read" in n["reason"]]
+
+
+def test_a_close_up_of_one_hand(reader: Reader) -> None:
+    """A phone held over one hand (``synth.close_up`` of a 12 MP table: cards 800 pixels
+    high, the hand filling the frame): its hand spread tight is about square, and a sliver
+    of a neighbour's card cut by the photo's edge once measured the card height, so the hand
+    was cut up and read 2 of its 3 cards (``geometry.card_height``)."""
+    pytest.importorskip("PIL")
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_decks import procedural_deck
+    from vision_threshold import unflagged_wrong
+
+    from dealer_assist.vision.synth import close_up
+
+    for deck, hand in ((920000, 3), (920004, 0)):
+        scene = compose({f"proc:{deck}": procedural_deck(deck)}, deck * 10 + 8, seats=7,
+                        size=(4032, 3024))
+        photo, truth, whole = close_up(scene, hand, 800, half=0.8)
+        ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        assert ok
+        result = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
+        assert unflagged_wrong(result, truth)[0] == [], deck
+        shown = [t for t, w in zip(truth, whole, strict=True) if w]
+        _, cards, right = unflagged_wrong(result, shown)
+        assert cards == 3 and right == 3, (deck, right)

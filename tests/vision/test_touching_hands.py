@@ -83,13 +83,15 @@ def test_rows_of_touching_hands_do_not_set_the_card_height() -> None:
     region longer than 1.75 of it is cut at: a row of touching hands along the table's arc
     is wider than a card is high, and taking its short side for the card height left two
     touching hands uncut (procedural decks 920011 and 920008: card height taken 1.7 times
-    too large). Rows count only when no region looks like one hand."""
+    too large). Rows count only when no region looks like one hand, spread wide or, in a
+    close-up, spread tight (about square)."""
     hands = [_region(100, 120), _region(102, 125), _region(98, 118)]
     rows = [_region(144, 420), _region(190, 575)]
     assert geometry.card_height(hands + rows) == pytest.approx(100, rel=0.01)
     from_rows = geometry.card_height(rows)  # nothing better to go on
     assert from_rows is not None and 144 <= from_rows <= 190
-    assert geometry.card_height([_region(100, 105)]) is None  # a square says nothing
+    assert geometry.card_height([_region(100, 105), *rows]) == pytest.approx(100)
+    assert geometry.card_height([]) is None
 
 
 def test_a_hand_worn_away_while_parting_its_neighbours_is_kept(
