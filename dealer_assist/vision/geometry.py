@@ -876,7 +876,8 @@ def card_height(blobs: list[Blob]) -> float | None:
     sides = [(*blob_sides(b), b.area) for b in blobs]
     fans = [(lo, a) for lo, hi, a in sides if 1.12 * lo < hi <= HAND_RATIO * lo]
     # a close-up of hands spread tight shows no hand wider than tall, and a sliver of a card
-    # cut by the photo's edge measured the card height: the hands were cut up at 20 pixels
+    # cut by the photo's edge (its short side 20 pixels) measured the card height: every
+    # hand was then cut as a row of hands
     # (2026-12-03, ``synth.close_up`` of procedural decks never trained on, hands 0 and 3 of
     # seeds 920030-920049: cards 400 / 1,500 pixels high read right 160 / 147 -> 167 / 166
     # of 180, framed tight 100 / 96 -> 102 / 105 of 115; whole tables read the same)

@@ -486,9 +486,9 @@ def close_up(scene: Scene, hand: int, card_px: float,
              half: float = 1.5) -> tuple[np.ndarray, list[TruthCard], list[bool]]:
     """A phone held over one hand of ``scene``: the photo's window ``half`` card heights
     above and below the hand's centre (4:3), resized so that its cards are ``card_px``
-    pixels high (the photo's own cards should be as large or larger: a 12 MP table); the
-    truth's cards where they lie in it, and which of them it shows whole (the others are
-    cut by its edge or outside it)."""
+    pixels high (magnified from a 12 MP table's 360, it is softer than a phone's close-up);
+    the truth's cards where they lie in it, and which of them it shows whole (the others
+    are cut by its edge or outside it)."""
     cards = [c for c in scene.cards if c.hand == hand]
     if not cards:
         raise ValueError(f"no hand {hand} in the scene")
