@@ -44,7 +44,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import cv2
 import numpy as np
-from vision_threshold import unflagged_wrong
+from vision_threshold import shown_read, unflagged_wrong
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
@@ -293,8 +293,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{row(lay, totals(laid, results))} {statistics.median(times) * 1000:10.0f}"
                   f"  hands read whole: {whole} of {hands}")
     if args.close_ups:
-        # a phone held over one hand: only the cards it shows whole are counted, and a read
-        # of a card its edge cuts is silent only when it is wrong
+        # a phone held over one hand: only the cards it shows whole are counted
+        # (``shown_read``), and a read of a card its edge cuts is silent only when wrong
         for px, half in ((1500, 1.5), (800, 0.8)):
             cards = right = silent = 0
             for n, deck in enumerate(HELD_OUT_DECKS):
@@ -305,10 +305,8 @@ def main(argv: list[str] | None = None) -> int:
                         photo, truth, whole = close_up(sc, hand, px, half)
                         _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
                         res = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
-                        silent += len(unflagged_wrong(res, truth)[0])
-                        shown = [t for t, w in zip(truth, whole, strict=True) if w]
-                        _, c, r = unflagged_wrong(res, shown)
-                        cards, right = cards + c, right + r
+                        c, r, s = shown_read(res, truth, whole)
+                        cards, right, silent = cards + c, right + r, silent + s
             print(f"{f'close-up, cards {px} px':24} {cards:6d} {100 * right / max(cards, 1):7.2f}% "
                   f"{silent:7d}")
     if args.big:

@@ -45,17 +45,37 @@ def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
     wrong: list[float] = []
     right = 0
     for c in result["cards"]:
-        # as benchmarks/vision.py counts it: the card named lies where it was read (within
-        # 0.375 card heights: in a hand spread tight the next card's centre is closer)
-        centre = np.mean(c["corners"], axis=0)
-        ok = any(str(t.card) == c["card"] and float(np.linalg.norm(
-            np.mean(t.corners, axis=0) - centre)) < 0.375 * float(
-            np.linalg.norm(np.subtract(t.corners[3], t.corners[0]))) for t in truth)
+        ok = any(str(t.card) == c["card"] and _lies_on(c, t) for t in truth)
         right += ok
         if not ok and c["hand"] not in flagged_hands and (
                 (c["hand"], c["card"]) not in flagged_cards):
             wrong.append(float(c["confidence"]))
     return wrong, len(truth), right
+
+
+def _lies_on(read: dict, card: object) -> bool:
+    """Whether ``read`` lies on the true ``card``: as benchmarks/vision.py counts it, within
+    0.375 card heights of its centre (in a hand spread tight the next card's centre is
+    closer)."""
+    corners = card.corners  # type: ignore[attr-defined]
+    return float(np.linalg.norm(np.mean(corners, axis=0) - np.mean(read["corners"], axis=0))) < (
+        0.375 * float(np.linalg.norm(np.subtract(corners[3], corners[0]))))
+
+
+def shown_read(result: dict, truth: list, whole: list[bool]) -> tuple[int, int, int]:
+    """A close-up's (cards it shows whole, of them read right, silent errors), given every
+    true card where it lies and which are shown whole (``synth.close_up``). A silent error
+    is a wrong read nothing flags, checked against every card (a card the photo's edge cuts,
+    read right, is none), or a card shown whole that no read lies on while the result flags
+    no hand and nothing unread."""
+    shown = [t for t, w in zip(truth, whole, strict=True) if w]
+    right = sum(any(str(t.card) == c["card"] and _lies_on(c, t) for c in result["cards"])
+                for t in shown)
+    missed = sum(not any(_lies_on(c, t) for c in result["cards"]) for t in shown)
+    _, flagged_hands = in_doubt(result)
+    unread = any("region" in c for c in result["needs_confirmation"])
+    silent = len(unflagged_wrong(result, truth)[0]) + missed * (not (flagged_hands or unread))
+    return len(shown), right, silent
 
 
 def main() -> int:

@@ -91,7 +91,7 @@ def test_a_close_up_of_one_hand(reader: Reader) -> None:
     pytest.importorskip("PIL")
     sys.path.insert(0, str(SAMPLES.parent / "scripts"))
     from vision_decks import procedural_deck
-    from vision_threshold import unflagged_wrong
+    from vision_threshold import shown_read
 
     from dealer_assist.vision.synth import close_up
 
@@ -102,7 +102,4 @@ def test_a_close_up_of_one_hand(reader: Reader) -> None:
         ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
         assert ok
         result = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
-        assert unflagged_wrong(result, truth)[0] == [], deck
-        shown = [t for t, w in zip(truth, whole, strict=True) if w]
-        _, cards, right = unflagged_wrong(result, shown)
-        assert cards == 3 and right == 3, (deck, right)
+        assert shown_read(result, truth, whole) == (3, 3, 0), deck
