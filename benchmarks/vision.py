@@ -17,13 +17,15 @@ alone and compared with the table's empty layout photographed again from the sam
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
 dim light, a tilted camera) and on a light grey felt; the first ``--lays`` with hands laid
 in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands were read whole;
-with ``--close-ups``, hands photographed up close (``synth.close_up``); and the median time
-for a
-12-megapixel (4000x3000) photo. The baseline is the same network reading exhaustively (a window every 2 pixels,
-each window cut and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll DESIGN`` instead
-measures ``vision enroll``: reads of photos of DESIGN before and after enrolling it from
-other labelled photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets:
->= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per 12 MP photo.
+with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
+magnified); with ``--up-close``, one to three hands photographed up close and drawn sharp
+(``synth.up_close``); and the median time for a 12-megapixel (4000x3000) photo. The
+baseline is the same network reading exhaustively (a window every 2 pixels, each window cut
+and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll
+DESIGN`` instead measures ``vision enroll``: reads of photos of DESIGN before and after
+enrolling it from other labelled photos. Runs on one core (OpenCV and BLAS limited to one
+thread). Targets: >= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per
+12 MP photo.
 """
 
 from __future__ import annotations
@@ -58,7 +60,11 @@ from dealer_assist.vision.synth import (
     compose,
     in_condition,
     moved_truth,
+    up_close,
 )
+
+#: Face height the up-close photos are drawn from (their largest cards: 1,500 pixels).
+UP_CLOSE_FACE_H = 1500
 
 
 def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
@@ -192,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="12 MP tables per held-out design, two of whose hands are each "
                          "photographed up close (synth.close_up: cards 1,500 pixels high "
                          "with the hands around, and 800 with the hand filling the frame)")
+    ap.add_argument("--up-close", type=int, default=0,
+                    help="12 MP photos per held-out design and card size of one to three "
+                         "hands up close, drawn sharp from faces rasterised 1,500 pixels "
+                         "high (synth.up_close: cards 600, 1,000 and 1,500 pixels high)")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
                     help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
@@ -309,6 +319,23 @@ def main(argv: list[str] | None = None) -> int:
                         cards, right, silent = cards + c, right + r, silent + s
             print(f"{f'close-up, cards {px} px':24} {cards:6d} {100 * right / max(cards, 1):7.2f}% "
                   f"{silent:7d}")
+    if args.up_close:
+        # as sharp as a phone's close-up: faces rasterised as large as the cards are drawn
+        sharp = {deck: load_deck(deck, UP_CLOSE_FACE_H) for deck in HELD_OUT_DECKS}
+        for px in (600, 1000, 1500):
+            cards = right = silent = 0
+            times = []
+            for n, deck in enumerate(HELD_OUT_DECKS):
+                for i in range(args.up_close):
+                    sc, whole = up_close({deck: sharp[deck]}, args.seed + 1000 * n + i, px)
+                    photo = cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR)
+                    t0 = time.perf_counter()
+                    res = reader.read(photo)
+                    times.append(time.perf_counter() - t0)
+                    c, r, s = shown_read(res, sc.cards, whole)
+                    cards, right, silent = cards + c, right + r, silent + s
+            print(f"{f'up close, cards {px} px':24} {cards:6d} {100 * right / max(cards, 1):7.2f}% "
+                  f"{silent:7d}  median {statistics.median(times) * 1000:.0f} ms")
     if args.big:
         decks = faces
         big = [compose(decks, args.seed + 90000 + i, size=(4000, 3000), seats=7)

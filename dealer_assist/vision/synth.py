@@ -11,7 +11,8 @@ chips among them), the game's name and its dealer rule printed across the table,
 dealer's chip tray: things a real table photo shows that are not cards. ``in_condition``
 changes a photo the ways a real one can differ (:data:`CONDITIONS`: the floor around the
 table, warm dim light, a tilted camera, a wider 12 MP frame), ``compose(felt=...)`` draws a
-chosen felt.
+chosen felt. ``up_close`` draws a phone's photo of one to three hands, as sharp as the
+faces it is given.
 
 Ground truth per card: the card, its four corners in the photo (clockwise from the corner
 whose index reads upright), the hand number and the seat (1..7, or ``"dealer"``). The seat
@@ -225,6 +226,30 @@ def _zone(x: float, y: float, angle: float, w: float, h: float) -> np.ndarray:
     return np.asarray(rect @ rot.T + np.array([x, y]))
 
 
+def _photographed(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, bytes, int]:
+    """``img`` (float BGR) as a camera takes it: a smooth gradient of light and a spot, a
+    colour cast, the lens's softness, sensor noise; the 8-bit photo, its JPEG and the
+    JPEG's quality."""
+    out_h, out_w = img.shape[:2]
+    yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.float32)
+    gx, gy = rng.uniform(-0.35, 0.35, 2)
+    light = 1.0 + gx * (xx / out_w - 0.5) + gy * (yy / out_h - 0.5)
+    sx, sy = rng.uniform(0, out_w), rng.uniform(0, out_h)
+    spot = np.exp(-(((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * (0.35 * out_w) ** 2)))
+    light = light * rng.uniform(0.65, 0.95) + rng.uniform(0.1, 0.35) * spot
+    cast = rng.uniform(0.88, 1.08, 3).astype(np.float32)
+    img = img * light[..., None] * cast[None, None, :]
+    sigma = rng.uniform(0.3, 1.1) * out_w / 1920
+    img = cv2.GaussianBlur(img, (0, 0), sigma)
+    img += rng.normal(0, rng.uniform(1.5, 5.0), img.shape).astype(np.float32)
+    img8 = np.clip(img, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(60, 95))
+    ok, enc = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return img8, enc.tobytes(), quality
+
+
 def compose(
     decks: dict[str, dict[Card, Face]],
     seed: int,
@@ -334,23 +359,7 @@ def compose(
                                  flags=cv2.INTER_LINEAR, borderValue=0)[..., None]
     img = img * inside + felt_colour[None, None, :] * (1.0 - inside)
 
-    # light: smooth gradient plus a spot, colour cast
-    yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.float32)
-    gx, gy = rng.uniform(-0.35, 0.35, 2)
-    light = 1.0 + gx * (xx / out_w - 0.5) + gy * (yy / out_h - 0.5)
-    sx, sy = rng.uniform(0, out_w), rng.uniform(0, out_h)
-    spot = np.exp(-(((xx - sx) ** 2 + (yy - sy) ** 2) / (2 * (0.35 * out_w) ** 2)))
-    light = light * rng.uniform(0.65, 0.95) + rng.uniform(0.1, 0.35) * spot
-    cast = rng.uniform(0.88, 1.08, 3).astype(np.float32)
-    img = img * light[..., None] * cast[None, None, :]
-    sigma = rng.uniform(0.3, 1.1) * out_w / 1920
-    img = cv2.GaussianBlur(img, (0, 0), sigma)
-    img += rng.normal(0, rng.uniform(1.5, 5.0), img.shape).astype(np.float32)
-    img8 = np.clip(img, 0, 255).astype(np.uint8)
-    quality = int(rng.integers(60, 95))
-    ok, enc = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if not ok:
-        raise RuntimeError("JPEG encoding failed")
+    img8, enc, quality = _photographed(img, rng)
 
     cards: list[TruthCard] = []
     for name, corners, hand_no, seat in truth_plane:
@@ -363,7 +372,7 @@ def compose(
         zones[key] = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
             "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {})}
-    return Scene(img8, enc.tobytes(), cards, zones, meta)
+    return Scene(img8, enc, cards, zones, meta)
 
 
 def another_take(image: np.ndarray, seed: int, shake: float = 1.5,
@@ -512,3 +521,68 @@ def moved_truth(cards: list[TruthCard], moved: np.ndarray) -> list[TruthCard]:
                                cv2.perspectiveTransform(np.array([c.corners], np.float32),
                                                         moved)[0]],
                       c.hand, c.seat, c.deck) for c in cards]
+
+
+def up_close(decks: dict[str, dict[Card, Face]], seed: int, card_px: float,
+             size: tuple[int, int] = (4032, 3024), hands: int | None = None,
+             spread: tuple[float, float] = (0.19, 0.27), gap: tuple[float, float] = (0.05, 1.0),
+             tilt: float = 0.04) -> tuple[Scene, list[bool]]:
+    """A phone held over one to three hands (``hands``, random when None) laid in a row on
+    the felt, any way round: drawn at the photo's own size from ``decks``' faces, so with
+    faces rasterised at least ``card_px`` high (``faces.load_deck(deck, height)``) its cards
+    are as sharp as a phone's close-up, not magnified as :func:`close_up`'s are. Each card
+    is ``card_px`` high, within 10%; each hand spread by ``spread`` card heights (as
+    ``compose``'s), ``gap`` card heights from the next (the row's ends are often cut by
+    the photo's edge); the photo is tilted by up to ``tilt`` of its sides at each corner.
+    The scene (its seats are the hands' places in the row, from 1; no zones) and which
+    cards it shows whole."""
+    rng = np.random.default_rng([seed, 8])
+    deck_name = sorted(decks)[int(rng.integers(len(decks)))]
+    faces = decks[deck_name]
+    n = int(hands if hands is not None else rng.integers(1, 4))
+    out_w, out_h = size
+    canvas = _felt(rng, out_w, out_h)
+    order = rng.permutation(len(DECK))
+    card_h = card_px * rng.uniform(0.9, 1.1)
+    card_w = card_h * faces[DECK[0]].bgra.shape[1] / faces[DECK[0]].bgra.shape[0]
+    steps = rng.uniform(*spread, n) * card_h
+    gaps = rng.uniform(*gap, n) * card_h
+    widths = card_w + 2 * steps
+    row = float(widths.sum() + gaps[1:].sum())
+    along = -row / 2 + np.concatenate([[0.0], np.cumsum(widths[:-1] + gaps[1:])]) + widths / 2
+    turn = math.radians(rng.uniform(0, 360))
+    ux, uy = math.cos(turn), math.sin(turn)
+    mid = np.array([out_w, out_h]) * (0.5 + rng.uniform(-0.08, 0.08, 2))
+    truth_plane: list[tuple[str, np.ndarray, int]] = []
+    for h in range(n):
+        off = float(rng.normal(0, 0.15 * card_h))
+        hx = mid[0] + ux * along[h] - uy * off
+        hy = mid[1] + uy * along[h] + ux * off
+        ha = turn + math.radians(rng.normal(0, 6))
+        hc, hs = math.cos(ha), math.sin(ha)
+        for k in range(3):
+            card = DECK[int(order[3 * h + k])]
+            bgr, alpha = _card_layer(faces[card], round(card_h))
+            ch, cw = alpha.shape
+            a = ha + math.radians(rng.normal(0, 1.5))
+            c, s = math.cos(a), math.sin(a)
+            lx = -widths[h] / 2 + k * steps[h] + float(rng.normal(0, 0.01 * card_h))
+            ly = -ch / 2 + float(rng.normal(0, 0.025 * card_h))
+            m = np.array([[c, -s, hx + hc * lx - hs * ly], [s, c, hy + hs * lx + hc * ly]],
+                         np.float32)
+            _paste(canvas, bgr, alpha, m, shadow=float(rng.uniform(0.25, 0.55)), rng=rng)
+            corners = cv2.transform(
+                np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), m)[0]
+            truth_plane.append((str(card), corners, h))
+    frame = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
+    moved = (frame + rng.uniform(-tilt, tilt, (4, 2)) * [out_w, out_h]).astype(np.float32)
+    hmat = cv2.getPerspectiveTransform(frame, moved)
+    img = cv2.warpPerspective(canvas, hmat, size, flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REFLECT)
+    img8, enc, quality = _photographed(img, rng)
+    cards = moved_truth([TruthCard(name, corners.tolist(), h, h + 1, deck_name)
+                         for name, corners, h in truth_plane], hmat)
+    whole = [all(0 <= x < out_w and 0 <= y < out_h for x, y in c.corners) for c in cards]
+    meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "card_px": card_px,
+            "hands": n, "jpeg_quality": quality}
+    return Scene(img8, enc, cards, {}, meta), whole

@@ -103,3 +103,23 @@ def test_a_close_up_of_one_hand(reader: Reader) -> None:
         assert ok
         result = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
         assert shown_read(result, truth, whole) == (3, 3, 0), deck
+
+
+@pytest.mark.parametrize("design", ["dondorf", "nicu-white"])
+def test_hands_photographed_up_close(reader: Reader, design: str) -> None:
+    """A phone held over one to three hands of a held-out design, drawn as sharp as a
+    phone takes them (``synth.up_close``: cards 1,000 pixels high in a 12 MP photo, faces
+    rasterised that large): every card shown whole is read right, and nothing is silently
+    wrong."""
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_threshold import shown_read
+
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import up_close
+
+    faces = {design: load_deck(design, 1000)}
+    for seed in range(3):
+        scene, whole = up_close(faces, seed, 1000)
+        result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+        shown, right, silent = shown_read(result, scene.cards, whole)
+        assert shown >= 3 and (right, silent) == (shown, 0), (design, seed, shown, right)
