@@ -201,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--up-close", type=int, default=0,
                     help="12 MP photos per held-out design and card size of one to three "
                          "hands up close, drawn sharp from faces rasterised 1,500 pixels "
-                         "high (synth.up_close: cards 600, 1,000 and 1,500 pixels high)")
+                         "high (synth.up_close: cards 600, 1,000 and 1,500 pixels high; and "
+                         "one hand, cards 2,000 pixels high, filling the frame)")
     ap.add_argument("--seed", type=int, default=500000)
     ap.add_argument("--enroll", metavar="DESIGN",
                     help="instead: enroll DESIGN (or every held-out design: 'held-out') from "
@@ -322,19 +323,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.up_close:
         # as sharp as a phone's close-up: faces rasterised as large as the cards are drawn
         sharp = {deck: load_deck(deck, UP_CLOSE_FACE_H) for deck in HELD_OUT_DECKS}
-        for px in (600, 1000, 1500):
+        for px, hands in ((600, None), (1000, None), (1500, None), (2000, 1)):
             cards = right = silent = 0
             times = []
             for n, deck in enumerate(HELD_OUT_DECKS):
                 for i in range(args.up_close):
-                    sc, whole = up_close({deck: sharp[deck]}, args.seed + 1000 * n + i, px)
+                    sc, whole = up_close({deck: sharp[deck]}, args.seed + 1000 * n + i, px,
+                                         hands=hands)
                     photo = cv2.imdecode(np.frombuffer(sc.jpeg, np.uint8), cv2.IMREAD_COLOR)
                     t0 = time.perf_counter()
                     res = reader.read(photo)
                     times.append(time.perf_counter() - t0)
                     c, r, s = shown_read(res, sc.cards, whole)
                     cards, right, silent = cards + c, right + r, silent + s
-            print(f"{f'up close, cards {px} px':24} {cards:6d} {100 * right / max(cards, 1):7.2f}% "
+            what = f"{'one hand' if hands == 1 else 'up close'}, cards {px} px"
+            print(f"{what:24} {cards:6d} {100 * right / max(cards, 1):7.2f}% "
                   f"{silent:7d}  median {statistics.median(times) * 1000:.0f} ms")
     if args.big:
         decks = faces

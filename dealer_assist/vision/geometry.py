@@ -327,6 +327,64 @@ DARK_FLOOR, DARK_SHARE, DARK_MIN = 45, 0.6, 25
 FELT_WINDOW, FELT_SHARE = 21, 0.2
 
 
+#: A hand photographed up close is wider than FELT_WINDOW: the felt's median inside it is
+#: the cards' own white, and ``_above_felt`` wore its card-white away into crumbs (cards
+#: 2,000 pixels high in a 12 MP photo of one hand read 53 of 71 right). A region of
+#: card-white is kept whole when its short side is over BIG_HAND of the window's (8 *
+#: FELT_WINDOW working pixels), its convex hull fills BIG_FILL of its rectangle (a hand's
+#: outline), it touches the photo's edge along under BIG_EDGE of its outline, the felt
+#: test wears more than BIG_WORN of it away, and its edge is a step out of the felt: the
+#: median whiteness BIG_RING pixels inside its outline over that outside it by BIG_STEP.
+#: A light felt's lit patch fades into the rest (on grey felt the six such patches measured
+#: 4-9; hands up close 122 and more) and stays worn away. 2026-12-03, ``synth.up_close``
+#: with one hand, cards 2,000 pixels high (seeds 0-9 of penguins, dondorf and nicu-white):
+#: 53 -> 68 of 71 cards shown whole read right; of one to three hands (seeds 0-5 of the
+#: training designs) at 2,200 / 1,800 / 1,500 pixels: 16 / 56 / 65 -> 23 / 56 / 65; whole
+#: tables (450 procedural photos of every felt, lay and condition): not one mask changed;
+#: ``synth.close_up`` check decks 549 -> 557 of 590.
+BIG_HAND, BIG_FILL, BIG_EDGE, BIG_WORN = 0.5, 0.85, 0.25, 0.1
+BIG_RING, BIG_STEP = 4, 40
+
+
+def _wider_than_felt(mask: np.ndarray, above: np.ndarray, score: np.ndarray) -> np.ndarray:
+    """The regions of card-white ``mask`` that ``above`` (``_above_felt``) would wear away
+    for lying wider than the felt's window (``BIG_HAND``), kept whole (uint8 0/255)."""
+    out = np.zeros_like(mask)
+    h, w = mask.shape
+    big = BIG_HAND * 8 * FELT_WINDOW
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    for i in range(1, n):
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if min(bw, bh) < big:
+            continue
+        region = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        c = max(contours, key=cv2.contourArea)
+        _, (rw, rh), _ = cv2.minAreaRect(c)
+        if min(rw, rh) < big or cv2.contourArea(cv2.convexHull(c)) < BIG_FILL * rw * rh:
+            continue
+        pts = c.reshape(-1, 2) + np.array([x, y])
+        edge = np.count_nonzero((pts[:, 0] <= 0) | (pts[:, 1] <= 0) | (pts[:, 0] >= w - 1)
+                                | (pts[:, 1] >= h - 1))
+        if edge >= BIG_EDGE * len(pts):
+            continue
+        kept = np.count_nonzero(cv2.bitwise_and(region, above[y:y + bh, x:x + bw]))
+        if kept >= (1 - BIG_WORN) * area:
+            continue
+        # a card's edge is a step out of the felt; a lit patch of felt fades into the rest
+        x0, y0 = max(0, x - BIG_RING), max(0, y - BIG_RING)
+        x1, y1 = min(w, x + bw + BIG_RING), min(h, y + bh + BIG_RING)
+        whole = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
+        ring = np.ones((2 * BIG_RING + 1, 2 * BIG_RING + 1), np.uint8)
+        inner = cv2.subtract(whole, cv2.erode(whole, ring))
+        outer = cv2.subtract(cv2.dilate(whole, ring), whole)
+        near = score[y0:y1, x0:x1]
+        step = float(np.median(near[inner > 0])) - float(np.median(near[outer > 0]))
+        if step >= BIG_STEP:
+            out[y:y + bh, x:x + bw][region > 0] = 255
+    return out
+
+
 def _level(values: np.ndarray, share: float) -> float:
     """The level of 8-bit ``values`` that ``share`` of them lie at or under (a percentile,
     counted rather than sorted).
@@ -423,7 +481,7 @@ def _white(work: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
     whitest = _whitest(score)
     above = _above_felt(score, whitest, level)
     if above is not None:
-        mask = cv2.bitwise_and(mask, above)
+        mask = cv2.bitwise_or(cv2.bitwise_and(mask, above), _wider_than_felt(mask, above, score))
     floor_level = _dark_floor(whitest)
     if floor_level > level:  # else Otsu's level asks more already
         mask = cv2.bitwise_and(

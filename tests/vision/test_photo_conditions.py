@@ -19,6 +19,9 @@ from dealer_assist.vision.synth import compose, in_condition
 from .conftest import SAMPLES
 from .test_reader import _match
 
+#: Face height the up-close photos are drawn from: as sharp as a phone's close-up.
+UP_CLOSE_FACE_H = 1500
+
 # the cards of 72 that must read right under each of ``synth.CONDITIONS`` (measured 71, 69,
 # 70, 71; before the reader left out what lies beyond the table, the first two read none,
 # warm dim light read 62, and the 12 MP photo 40, with 30 cards missed unflagged: hands too
@@ -108,18 +111,34 @@ def test_a_close_up_of_one_hand(reader: Reader) -> None:
 @pytest.mark.parametrize("design", ["dondorf", "nicu-white"])
 def test_hands_photographed_up_close(reader: Reader, design: str) -> None:
     """A phone held over one to three hands of a held-out design, drawn as sharp as a
-    phone takes them (``synth.up_close``: cards 1,000 pixels high in a 12 MP photo, faces
-    rasterised that large): every card shown whole is read right, and nothing is silently
-    wrong."""
+    phone takes them (``synth.up_close``: cards 1,000 pixels high in a 12 MP photo): every
+    card shown whole is read right, and nothing is silently wrong."""
     sys.path.insert(0, str(SAMPLES.parent / "scripts"))
     from vision_threshold import shown_read
 
     from dealer_assist.vision.faces import load_deck
     from dealer_assist.vision.synth import up_close
 
-    faces = {design: load_deck(design, 1000)}
+    faces = {design: load_deck(design, UP_CLOSE_FACE_H)}
     for seed in range(3):
         scene, whole = up_close(faces, seed, 1000)
         result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
         shown, right, silent = shown_read(result, scene.cards, whole)
         assert shown >= 3 and (right, silent) == (shown, 0), (design, seed, shown, right)
+
+
+@pytest.mark.parametrize(("design", "seed"), [("penguins", 1), ("dondorf", 0), ("nicu-white", 1)])
+def test_one_hand_filling_the_frame(reader: Reader, design: str, seed: int) -> None:
+    """One hand filling a 12 MP photo (cards 2,000 pixels high, two thirds of the frame):
+    wider than the window the felt's whiteness is measured over, the felt there was the
+    cards' own white, and their card-white was worn away (``geometry.BIG_HAND``): these
+    read 0 of their 3 cards before."""
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_threshold import shown_read
+
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import up_close
+
+    scene, whole = up_close({design: load_deck(design, UP_CLOSE_FACE_H)}, seed, 2000, hands=1)
+    result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    assert shown_read(result, scene.cards, whole) == (3, 3, 0)
