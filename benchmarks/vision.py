@@ -63,7 +63,7 @@ from dealer_assist.vision.synth import (
     up_close,
 )
 
-#: Face height the up-close photos are drawn from (their largest cards: 1,500 pixels).
+#: Face height the up-close photos are drawn from (the one-hand row magnifies them a third).
 UP_CLOSE_FACE_H = 1500
 
 

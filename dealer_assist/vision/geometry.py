@@ -335,7 +335,7 @@ FELT_WINDOW, FELT_SHARE = 21, 0.2
 #: outline), it touches the photo's edge along under BIG_EDGE of its outline, the felt
 #: test wears more than BIG_WORN of it away, and its edge is a step out of the felt: the
 #: median whiteness BIG_RING pixels inside its outline over that outside it by BIG_STEP.
-#: A light felt's lit patch fades into the rest (on grey felt the six such patches measured
+#: A light felt's lit patch fades into the rest (on grey felt such patches measured
 #: 4-9; hands up close 122 and more) and stays worn away. 2026-12-03, ``synth.up_close``
 #: with one hand, cards 2,000 pixels high (seeds 0-9 of penguins, dondorf and nicu-white):
 #: 53 -> 68 of 71 cards shown whole read right; of one to three hands (seeds 0-5 of the
