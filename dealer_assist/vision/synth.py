@@ -10,9 +10,9 @@ circles (ante, play, pair plus) printed in white or gold, with chips on most of 
 chips among them), the game's name and its dealer rule printed across the table, and the
 dealer's chip tray: things a real table photo shows that are not cards. ``in_condition``
 changes a photo the ways a real one can differ (:data:`CONDITIONS`: the floor around the
-table, warm dim light, a tilted camera, a wider 12 MP frame), ``compose(felt=...)`` draws a
-chosen felt. ``up_close`` draws a phone's photo of one to three hands, as sharp as the
-faces it is given.
+table, warm dim light, a tilted camera, a wider 12 MP frame, a hard shadow),
+``compose(felt=...)`` draws a chosen felt. ``up_close`` draws a phone's photo of one to
+three hands, as sharp as the faces it is given.
 
 Ground truth per card: the card, its four corners in the photo (clockwise from the corner
 whose index reads upright), the hand number and the seat (1..7, or ``"dealer"``). The seat
@@ -424,11 +424,15 @@ def motion_kernel(length: float, angle: float) -> np.ndarray:
 #: their share of the frame); the camera moving as it took the photo (a tablet held by
 #: hand: a straight blur 1/270 of the photo's width, 7 pixels at 1080p, in a direction
 #: the seed gives); the camera focused a little off the table (a Gaussian blur of 1/1280
-#: of the photo's width, 1.5 pixels at 1080p).
+#: of the photo's width, 1.5 pixels at 1080p); a hard shadow across the middle of the
+#: photo (a person or a lamp's arm between the light and the table), the photo's far side
+#: of it lit SHADOW_LIGHT as brightly, its edge SHADOW_EDGE of the photo's width soft, in a
+#: direction the seed gives.
 CONDITIONS = ("floor and rail", "white tablecloth", "warm dim light", "camera tilted",
-              "12 MP from farther", "camera moving", "out of focus")
+              "12 MP from farther", "camera moving", "out of focus", "hard shadow")
 #: The blur of "camera moving" and of "out of focus", as a share of the photo's width.
 MOVING_BLUR, FOCUS_BLUR = 1 / 270, 1 / 1280
+SHADOW_LIGHT, SHADOW_EDGE = 0.4, 1 / 270
 
 #: How dealers lay a hand's cards, beyond the tight fan of every table drawn by default
 #: (``compose`` keywords): spread wide, on a table whose seats lie farther apart (hands
@@ -449,6 +453,9 @@ def in_condition(image: np.ndarray, condition: str,
     >>> photo, moved = in_condition(np.zeros((100, 200, 3), np.uint8), "floor and rail")
     >>> photo.shape, moved[0].tolist()
     ((100, 200, 3), [0.800000011920929, 0.0, 20.0])
+    >>> shaded, _ = in_condition(np.full((100, 200, 3), 200, np.uint8), "hard shadow")
+    >>> int(shaded.min()), int(shaded.max())   # beyond the edge, 0.4 of the light (cut to 8 bits)
+    (79, 200)
     >>> in_condition(np.zeros((10, 10, 3), np.uint8), "fog")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: no condition "fog": one of floor and rail, white tablecloth, ...
@@ -487,6 +494,14 @@ def in_condition(image: np.ndarray, condition: str,
                 np.eye(3, dtype=np.float32))
     if condition == "out of focus":
         return (np.asarray(cv2.GaussianBlur(image, (0, 0), FOCUS_BLUR * w)),
+                np.eye(3, dtype=np.float32))
+    if condition == "hard shadow":
+        turn = np.random.default_rng([seed, 6]).uniform(0, 2 * np.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        across = ((xx - w / 2) * math.cos(turn)
+                  + (yy - h / 2) * math.sin(turn)) / (SHADOW_EDGE * w)
+        gain = 1 - (1 - SHADOW_LIGHT) / (1 + np.exp(np.clip(-across, -50, 50)))
+        return (np.clip(image * gain[..., None], 0, 255).astype(np.uint8),
                 np.eye(3, dtype=np.float32))
     raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
 
