@@ -353,11 +353,16 @@ def _wider_than_felt(mask: np.ndarray, above: np.ndarray, score: np.ndarray) -> 
     h, w = mask.shape
     big = BIG_HAND * 8 * FELT_WINDOW
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    ring = np.ones((2 * BIG_RING + 1, 2 * BIG_RING + 1), np.uint8)
     for i in range(1, n):
         x, y, bw, bh, area = (int(v) for v in stats[i])
         if min(bw, bh) < big:
             continue
-        region = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        # the region in its box grown by the ring, and the box itself within it
+        x0, y0 = max(0, x - BIG_RING), max(0, y - BIG_RING)
+        x1, y1 = min(w, x + bw + BIG_RING), min(h, y + bh + BIG_RING)
+        whole = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
+        region = np.ascontiguousarray(whole[y - y0:y - y0 + bh, x - x0:x - x0 + bw])
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         c = max(contours, key=cv2.contourArea)
         _, (rw, rh), _ = cv2.minAreaRect(c)
@@ -372,10 +377,6 @@ def _wider_than_felt(mask: np.ndarray, above: np.ndarray, score: np.ndarray) -> 
         if kept >= (1 - BIG_WORN) * area:
             continue
         # a card's edge is a step out of the felt; a lit patch of felt fades into the rest
-        x0, y0 = max(0, x - BIG_RING), max(0, y - BIG_RING)
-        x1, y1 = min(w, x + bw + BIG_RING), min(h, y + bh + BIG_RING)
-        whole = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
-        ring = np.ones((2 * BIG_RING + 1, 2 * BIG_RING + 1), np.uint8)
         inner = cv2.subtract(whole, cv2.erode(whole, ring))
         outer = cv2.subtract(cv2.dilate(whole, ring), whole)
         near = score[y0:y1, x0:x1]

@@ -526,8 +526,17 @@ def close_up(scene: Scene, hand: int, card_px: float,
                            flags=cv2.INTER_AREA if f < 1 else cv2.INTER_CUBIC)
     moved = np.vstack([m, [0, 0, 1]]).astype(np.float32)
     truth = moved_truth(scene.cards, moved)
-    whole = [all(0 <= x < w and 0 <= y < h for x, y in c.corners) for c in truth]
-    return np.asarray(photo), truth, whole
+    return np.asarray(photo), truth, shown_whole(truth, w, h)
+
+
+def shown_whole(cards: list[TruthCard], w: int, h: int) -> list[bool]:
+    """Which of ``cards`` a ``w`` x ``h`` photo shows whole (every corner inside it).
+
+    >>> card = TruthCard("AS", [[0, 0], [71, 0], [71, 100], [0, 100]], 0, 1, "d")
+    >>> shown_whole([card], 200, 100), shown_whole([card], 200, 101)
+    ([False], [True])
+    """
+    return [all(0 <= x < w and 0 <= y < h for x, y in c.corners) for c in cards]
 
 
 def moved_truth(cards: list[TruthCard], moved: np.ndarray) -> list[TruthCard]:
@@ -597,7 +606,6 @@ def up_close(decks: dict[str, dict[Card, Face]], seed: int, card_px: float,
     img8, enc, quality = _photographed(img, rng)
     cards = moved_truth([TruthCard(name, corners.tolist(), h, h + 1, deck_name)
                          for name, corners, h in truth_plane], hmat)
-    whole = [all(0 <= x < out_w and 0 <= y < out_h for x, y in c.corners) for c in cards]
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "card_px": card_px,
             "hands": n, "jpeg_quality": quality}
-    return Scene(img8, enc, cards, {}, meta), whole
+    return Scene(img8, enc, cards, {}, meta), shown_whole(cards, out_w, out_h)

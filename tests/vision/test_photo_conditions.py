@@ -108,22 +108,29 @@ def test_a_close_up_of_one_hand(reader: Reader) -> None:
         assert shown_read(result, truth, whole) == (3, 3, 0), deck
 
 
-@pytest.mark.parametrize("design", ["dondorf", "nicu-white"])
-def test_hands_photographed_up_close(reader: Reader, design: str) -> None:
-    """A phone held over one to three hands of a held-out design, drawn as sharp as a
-    phone takes them (``synth.up_close``: cards 1,000 pixels high in a 12 MP photo): every
-    card shown whole is read right, and nothing is silently wrong."""
+def _read_up_close(reader: Reader, design: str, seed: int, card_px: int,
+                   hands: int | None = None) -> tuple[int, int, int]:
+    """``vision_threshold.shown_read`` of ``synth.up_close``'s photo of ``design``, drawn
+    from faces UP_CLOSE_FACE_H high."""
     sys.path.insert(0, str(SAMPLES.parent / "scripts"))
     from vision_threshold import shown_read
 
     from dealer_assist.vision.faces import load_deck
     from dealer_assist.vision.synth import up_close
 
-    faces = {design: load_deck(design, UP_CLOSE_FACE_H)}
+    scene, whole = up_close({design: load_deck(design, UP_CLOSE_FACE_H)}, seed, card_px,
+                            hands=hands)
+    result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    return shown_read(result, scene.cards, whole)
+
+
+@pytest.mark.parametrize("design", ["dondorf", "nicu-white"])
+def test_hands_photographed_up_close(reader: Reader, design: str) -> None:
+    """A phone held over one to three hands of a held-out design, drawn as sharp as a
+    phone takes them (``synth.up_close``: cards 1,000 pixels high in a 12 MP photo): every
+    card shown whole is read right, and nothing is silently wrong."""
     for seed in range(3):
-        scene, whole = up_close(faces, seed, 1000)
-        result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
-        shown, right, silent = shown_read(result, scene.cards, whole)
+        shown, right, silent = _read_up_close(reader, design, seed, 1000)
         assert shown >= 3 and (right, silent) == (shown, 0), (design, seed, shown, right)
 
 
@@ -133,12 +140,4 @@ def test_one_hand_filling_the_frame(reader: Reader, design: str, seed: int) -> N
     wider than the window the felt's whiteness is measured over, the felt there was the
     cards' own white, and their card-white was worn away (``geometry.BIG_HAND``): these
     read 0 of their 3 cards before."""
-    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
-    from vision_threshold import shown_read
-
-    from dealer_assist.vision.faces import load_deck
-    from dealer_assist.vision.synth import up_close
-
-    scene, whole = up_close({design: load_deck(design, UP_CLOSE_FACE_H)}, seed, 2000, hands=1)
-    result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
-    assert shown_read(result, scene.cards, whole) == (3, 3, 0)
+    assert _read_up_close(reader, design, seed, 2000, hands=1) == (3, 3, 0)
