@@ -55,6 +55,7 @@ from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
 from dealer_assist.vision.synth import (
     CONDITIONS,
     LAYS,
+    Scene,
     another_take,
     close_up,
     compose,
@@ -97,6 +98,13 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
                                        if i not in matched)
     return (len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)),
             flagged, sure)
+
+
+def taken_in(scene: Scene, condition: str, seed: int) -> Scene:
+    """``scene`` photographed in one of ``synth.CONDITIONS`` (its truth moved with it)."""
+    photo, moved = in_condition(scene.image, condition, seed)
+    _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    return dataclasses.replace(scene, jpeg=jpeg.tobytes(), cards=moved_truth(scene.cards, moved))
 
 
 def whole_hands(scenes: list, results: list) -> tuple[int, int]:
@@ -280,12 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         plain = [(compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7), n * 100 + i)
                  for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
         for condition in CONDITIONS:
-            changed = []
-            for sc, seed in plain:
-                photo, moved = in_condition(sc.image, condition, seed)
-                _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
-                changed.append(dataclasses.replace(sc, jpeg=jpeg.tobytes(),
-                                                   cards=moved_truth(sc.cards, moved)))
+            changed = [taken_in(sc, condition, seed) for sc, seed in plain]
             times, results = run(reader, changed)
             print(f"{row(condition, totals(changed, results))} "
                   f"{statistics.median(times) * 1000:10.0f}")
@@ -293,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
         times, results = run(reader, grey)
         print(f"{row('light grey felt', totals(grey, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+        # a light felt in a hard shadow: its lit half is whiter than the shadow's cards
+        shaded = [taken_in(sc, "hard shadow", seed)
+                  for sc, (_, seed) in zip(grey, plain, strict=True)]
+        times, results = run(reader, shaded)
+        print(f"{row('  ... in a hard shadow', totals(shaded, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart

@@ -424,6 +424,62 @@ def _above_felt(score: np.ndarray, whitest: float, otsu: float) -> np.ndarray | 
     return out
 
 
+#: A hard shadow across the table (a person or a lamp's arm between the light and the
+#: felt) leaves the cards beyond its edge less white than the lit felt: they fell under
+#: Otsu's level and the felt test alike, and whole hands in the shadow made no region,
+#: nothing flagged. The light falling on the felt is measured as the brightest channel's
+#: median over FELT_WINDOW pixels of the copy reduced 8 times (a median keeps the shadow's
+#: edge sharp), where that median is the felt's own colour (each share of the channels
+#: within SHADE_HUE of the photo's median: not a floor, rail or tablecloth around it). A
+#: photo has a shadow when its felt's light falls under SHADE_DEEP of the lit felt's (the
+#: 90th percentile) over SHADE_AREA of it or more; its whiteness is then raised wherever
+#: the light is under SHADE_EVEN of the lit felt's, to what it would be at SHADE_EVEN.
+#: 2026-12-03, procedural tuning photos (seeds 920000-920029): as generated their felt
+#: falls to 0.53 of its lit light at the least, and none is raised (not one card-white
+#: mask changed on 195 photos of every felt, lay and condition); under a hard shadow 0.23-
+#: 0.32 over 25-48% of the photo, the shadow's felt keeping its colour (0.02 at most off
+#: the lit felt's shares). Seeds 920000-920014 under a hard shadow (360 cards): 266 read
+#: right, 57 missed with nothing flagged -> 347, 0; on a light grey felt 150, 15 -> 316, 0
+#: (check seeds 920015-920029: 269, 30 -> 329, 0; 144, 51 -> 294, 0). Raised to 0.5 / 0.6
+#: / 0.8 instead: 352 / 353 / 350 and 200 / 263 / 316; restored to the lit felt's light,
+#: 336 and 311 (hands across the shadow's edge cut in two). Without SHADE_AREA a hand
+#: filling a close-up, its card-white the "felt", found 0.2% of it dim and crumbled.
+SHADE_DEEP, SHADE_EVEN, SHADE_HUE, SHADE_AREA = 0.5, 0.7, 0.04, 0.02
+
+
+def _shadow_gain(bgr: np.ndarray) -> np.ndarray | None:
+    """How much the whiteness of ``bgr`` is raised at each pixel to undo a hard shadow
+    (``SHADE_EVEN``), as float32 at full size; None when the felt lies in none
+    (``SHADE_DEEP``, ``SHADE_AREA``).
+
+    >>> felt = np.full((400, 800, 3), (40, 120, 30), np.uint8)
+    >>> _shadow_gain(felt) is None   # lit evenly
+    True
+    >>> felt[:, 400:] = (16, 48, 12)  # its right half in a shadow, 0.4 of the light
+    >>> gain = _shadow_gain(felt)
+    >>> round(float(gain[200, 100]), 2), round(float(gain[200, 700]), 2)
+    (1.0, 1.75)
+    """
+    h, w = bgr.shape[:2]
+    sw, sh = w // 8, h // 8
+    if sw < FELT_WINDOW or sh < FELT_WINDOW:
+        return None
+    small = cv2.resize(bgr[: 8 * sh, : 8 * sw], (sw, sh), interpolation=cv2.INTER_AREA)
+    felt = cv2.medianBlur(small, FELT_WINDOW).astype(np.float32)
+    light = felt.max(axis=2)
+    shares = felt / (felt.sum(axis=2, keepdims=True) + 1.0)
+    own = np.abs(shares - np.median(shares.reshape(-1, 3), axis=0)).max(axis=2) < SHADE_HUE
+    if not own.any():
+        return None
+    lit = float(np.percentile(light[own], 90))
+    if np.count_nonzero(own & (light < SHADE_DEEP * lit)) < SHADE_AREA * light.size:
+        return None
+    gain = np.where(own, SHADE_EVEN * lit / np.maximum(light, 1.0), 1.0)
+    gain = cv2.blur(np.maximum(gain, 1.0).astype(np.float32), (3, 3))
+    out: np.ndarray = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out
+
+
 #: A photo whose whitest pixels (each channel's 99.5th percentile: the cards') differ by
 #: more than CAST_RATIO between channels has a colour cast the camera did not balance (warm
 #: tungsten light): the cards are tan, and their whiteness, which counts colour against
@@ -459,13 +515,17 @@ def _balanced(work: np.ndarray) -> np.ndarray:
 def _white(work: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
     """The card-white test before any morphology (uint8 0/255). ``table``: where the table
     is (``_table``), the only pixels that set the threshold."""
-    b, g, r = cv2.split(_balanced(work))
+    balanced = _balanced(work)
+    b, g, r = cv2.split(balanced)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
     # whiteness: the darkest channel, less a share of the colourfulness
     # (OpenCV's stubs do not know that a scalar may stand for an array: call-overload)
     score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6,  # type: ignore[call-overload]
                                           dtype=cv2.CV_8U))
+    gain = _shadow_gain(balanced)
+    if gain is not None:  # the whiteness is in proportion to the light: raised with it
+        score = np.clip(score * gain, 0, 255).astype(np.uint8)
     # divide out slow light changes: the local bright level over a wide window
     bright = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
     bright = cv2.blur(bright, (61, 61))
