@@ -51,7 +51,7 @@ from vision_threshold import shown_read, unflagged_wrong
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
 from dealer_assist.vision.net import SECOND_NAMES
-from dealer_assist.vision.reader import RUNNER_UP, Reader, in_doubt
+from dealer_assist.vision.reader import BLURRED_NOTE, RUNNER_UP, Reader, in_doubt
 from dealer_assist.vision.synth import (
     CONDITIONS,
     LAYS,
@@ -128,6 +128,13 @@ def totals(scenes: list, results: list) -> list[int]:
         for j, v in enumerate(score(res, sc.cards)):
             s[j] += v
     return s
+
+
+def said_blurred(results: list) -> str:
+    """How many of the photos the dealer is told are blurred (``reader.BLURRED_NOTE``)."""
+    said = sum(any(c["reason"] == BLURRED_NOTE for c in r["needs_confirmation"])
+               for r in results)
+    return f"  said blurred: {said} of {len(results)}"
 
 
 def row(name: str, s: list[int], width: int = 24) -> str:
@@ -229,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'design':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} "
           f"{'sure':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
     all_times: list[float] = []
+    all_results: list[dict] = []
     tot = [0, 0, 0, 0, 0]
     # the same reads with one rule at a time: the threshold alone, the runner-up rule alone
     threshold_alone = copy.copy(reader)
@@ -246,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         s = totals(scenes, results)
         tot = [a + b for a, b in zip(tot, s, strict=True)]
         all_times += times
+        all_results += results
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
         print(f"{row(deck, s)} {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x", flush=True)
         for sc in scenes:
@@ -253,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             only_threshold += unflagged_wrong(threshold_alone.read(img), sc.cards)[0]
             only_runner_up += unflagged_wrong(runner_up_alone.read(img), sc.cards)[0]
     med = statistics.median(all_times) * 1000
-    print(f"{row('all held-out', tot)} {med:10.0f}")
+    print(f"{row('all held-out', tot)} {med:10.0f}{said_blurred(all_results)}")
     print(f"margins: without the runner-up rule, the surest wrong read nothing else flags "
           f"scored {max(only_threshold, default=0.0):.3f} (threshold {reader.threshold}); "
           f"without the threshold, wrong reads the runner-up rule ({RUNNER_UP}) lets through: "
@@ -291,18 +300,18 @@ def main(argv: list[str] | None = None) -> int:
             changed = [taken_in(sc, condition, seed) for sc, seed in plain]
             times, results = run(reader, changed)
             print(f"{row(condition, totals(changed, results))} "
-                  f"{statistics.median(times) * 1000:10.0f}")
+                  f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
         grey = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, felt=(0, 0, 160))
                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
         times, results = run(reader, grey)
         print(f"{row('light grey felt', totals(grey, results))} "
-              f"{statistics.median(times) * 1000:10.0f}")
+              f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
         # a light felt in a hard shadow: its lit half is whiter than the shadow's cards
         shaded = [taken_in(sc, "hard shadow", seed)
                   for sc, (_, seed) in zip(grey, plain, strict=True)]
         times, results = run(reader, shaded)
         print(f"{row('  ... in a hard shadow', totals(shaded, results))} "
-              f"{statistics.median(times) * 1000:10.0f}")
+              f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart
         for lay, kwargs in LAYS.items():

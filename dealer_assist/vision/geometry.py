@@ -680,15 +680,17 @@ SMALL_CARD, WORK_CARD, SMALL_FROM = 36, 55, 1 / 3
 
 
 def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
-               layout: Layout | None = None) -> list[Blob]:
+               layout: Layout | None = None,
+               white: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
     is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped),
     but for a lone card's outline (``lone_card``).
     ``layout``: the table's empty layout seen from where the photo was taken
-    (:func:`layout_in_frame`): its print is then no card-white."""
+    (:func:`layout_in_frame`): its print is then no card-white. ``white``: given, the
+    working copy (:func:`reduce`) and its card-white are added to it."""
     left: list[Blob] = []
-    blobs = _card_regions(image, left, layout)
+    blobs = _card_regions(image, left, layout, white)
     card_h = card_height(blobs)
     for b in left:
         if card_h is not None and lone_card(b, card_h):
@@ -730,14 +732,16 @@ def lone_card(blob: Blob, card_h: float) -> bool:
                 and hull >= LONE_FILL * rect)
 
 
-def _card_regions(image: np.ndarray, rejected: list[Blob],
-                  layout: Layout | None) -> list[Blob]:
+def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None,
+                  white: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[Blob]:
     """``find_blobs`` but for lone cards set aside as not card-like."""
     work, s = reduce(image)
     printed = None if layout is None else layout.printed
     found: list[Blob] = []
     min_area = MIN_BLOB_SHARE * work.shape[0] * work.shape[1]
     blobs, mask = _regions(work, s, printed, min_area, found)
+    if white is not None:
+        white.append((work, mask))
     card_h = card_height(blobs)
     if card_h is None and s <= SMALL_FROM:  # cards too small even to be regions
         contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

@@ -66,6 +66,7 @@ from .net import (
     normalise_strip,
 )
 from .one_deck import one_deck
+from .sharpness import blurred, edge_width
 from .trainset import RUN_STEP, slide_offsets
 
 Seat = int | str | None
@@ -90,6 +91,10 @@ RUNNER_UP = 0.02
 #: read as one): one hand's region was at most 1.4 times the median on 40 generated tables.
 #: So is one longer than ``geometry.ROW_OF_HANDS`` card heights (a row that could not be cut).
 OVERSIZED_HAND = 1.9
+#: What the dealer is told of a photo whose cards' edges are blurred (``sharpness.blurred``):
+#: its reads are still given, but many are unsure and some may be wrong (each flagged).
+BLURRED_NOTE = ("the photo is blurred (the camera moved, or was not focused): hold it still "
+                "and take the photo again, or confirm every card")
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
 #: Each card found is read again from its index corner with the card magnified by each of
@@ -309,8 +314,9 @@ class _Forwards:
     regions and cuts the same strips and windows wherever it places a card where the deck's
     read did, and runs the networks only on the rest."""
 
-    #: pyramid, blobs, unread, the empty layout as seen
-    found: tuple[Pyramid, list[Blob], list[Blob], Layout | None] | None = None
+    #: pyramid, blobs, unread, the empty layout as seen, the working copy and its card-white
+    found: tuple[Pyramid, list[Blob], list[Blob], Layout | None,
+                 tuple[np.ndarray, np.ndarray]] | None = None
     strips: dict[tuple[tuple[int, ...], bytes], np.ndarray] = field(default_factory=dict)
     looks: dict[bytes, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
@@ -542,15 +548,22 @@ class Reader:
         self.unread: list[Blob] = []
         self.card_h: float | None = None
         self.layout: Layout | None = None
+        # the working copy (``geometry.reduce``) and its card-white; the width of the read
+        # cards' edges there (``sharpness.edge_width``)
+        self.white: tuple[np.ndarray, np.ndarray] | None = None
+        self.edges: float | None = None
         if self._memo is not None and self._memo.found is not None:
-            pyr, seen, unread, self.layout = self._memo.found
+            pyr, seen, unread, self.layout, self.white = self._memo.found
             blobs, self.unread = list(seen), list(unread)
         else:
             pyr = Pyramid(image)
             self.layout = None if empty is None else layout_in_frame(empty, *reduce(image))
-            blobs = find_blobs(image, self.unread, self.layout)
+            white: list[tuple[np.ndarray, np.ndarray]] = []
+            blobs = find_blobs(image, self.unread, self.layout, white)
+            self.white = white[0]
             if self._memo is not None:
-                self._memo.found = (pyr, list(blobs), list(self.unread), self.layout)
+                self._memo.found = (pyr, list(blobs), list(self.unread), self.layout,
+                                    self.white)
         if not blobs:
             return []
         self.card_h = card_height(blobs)
@@ -766,6 +779,15 @@ class Reader:
                                             self.layout.to_photo)[0].tolist()
                 for k, v in zones.items()}
 
+    def _blurred(self, image: np.ndarray, cards: list[dict[str, Any]]) -> bool:
+        """Whether the edges of the cards read (``cards``' corners) say the photo is
+        blurred (``sharpness.blurred``); ``self.edges`` keeps their width."""
+        assert self.white is not None
+        work, mask = self.white
+        scale = work.shape[1] / image.shape[1]
+        self.edges = edge_width(work, mask, [np.asarray(c["corners"]) * scale for c in cards])
+        return blurred(self.edges, None if self.card_h is None else self.card_h * scale)
+
     def _read(self, image: np.ndarray, zones: dict[str, Any] | None,
               empty: np.ndarray | EmptyLayout | None = None) -> dict[str, Any]:
         hands = self.find_cards(image, empty)
@@ -856,6 +878,8 @@ class Reader:
                             "reason": "cards here could not be read",
                             "region": [[round(float(x), 1), round(float(y), 1)]
                                        for x, y in blob.corners]})
+        if self.white is not None and self._blurred(image, out_cards):
+            confirm.append({"hand": None, "seat": None, "card": None, "reason": BLURRED_NOTE})
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}

@@ -336,6 +336,8 @@
       head.after(deck);
     }
     const reasons = el("ul", "scan-reasons");
+    // what is said of the whole photo first (blurred, no seat zones): it bears on every read
+    for (const item of general) reasons.append(el("li", "scan-note", item.reason));
     for (const [i, d] of byHand) {
       const hand = data.hands[i];
       const key = hand ? handKey(hand.seat) : null;
@@ -344,7 +346,6 @@
       }
       for (const note of d.notes) reasons.append(el("li", "", `${key ? where(key) : "No seat"}: ${note}`));
     }
-    for (const item of general) reasons.append(el("li", "", item.reason));
     box.append(reasons);
   }
 

@@ -1,0 +1,87 @@
+"""How sharp a photo of the table is, from the edges of its cards.
+
+A card's edge is a step from the felt to card-white. Its width (the step's height over
+its steepest rise) is about two working pixels in a sharp photo whatever the cards' size:
+it is the camera's and the reduction's own softness. A camera moving as it takes the photo
+widens the edges across the way it moved, and a photo out of focus widens them all; the
+index of a card in a hand (a few working pixels high) is then read unsure or wrong.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: The least step (grey levels) between card-white and the felt beside an edge point for
+#: it to be measured, and the least points measured in a direction for its width to count.
+EDGE_STEP, EDGE_POINTS = 40, 30
+#: Edge directions (of 180 degrees) measured apart: a camera moving widens one of them.
+DIRECTIONS = 8
+#: A photo is blurred when its widest edges are BLUR_WIDTH working pixels wide and
+#: BLUR_SHARE of its cards' height or more (cards photographed up close, hundreds of pixels
+#: high, read well with edges a few pixels wide). 2026-12-03, procedural tuning photos
+#: (seeds 920000-920014): as generated, on every felt, lay and condition (195 photos) the
+#: widest 1.79-2.83, 2.48 at most but for hands spread wide; the camera moving (1/270 of
+#: the width, `synth.in_condition`) 3.40-4.00; out of focus (1/1280) 2.69-3.11.
+BLUR_WIDTH, BLUR_SHARE = 3.0, 0.03
+
+
+def edge_width(work: np.ndarray, mask: np.ndarray,
+               hulls: list[np.ndarray] | None = None) -> float | None:
+    """The width, in pixels of ``work`` (a BGR photo), of the edges of its card-white
+    ``mask`` (uint8 0/255) in the direction they are widest (the median in each of
+    ``DIRECTIONS``); None where too few edges are seen (``EDGE_POINTS``). ``hulls``: the
+    outlines of the regions found to be cards (in pixels of ``work``), the only card-white
+    measured (a light felt's shadow edge can leave card-white as soft as that edge).
+
+    >>> card = np.full((200, 300, 3), 40, np.uint8)
+    >>> card[50:150, 100:170] = 230
+    >>> mask = np.where(card[..., 0] > 100, 255, 0).astype(np.uint8)
+    >>> round(edge_width(card, mask), 1)             # a sharp step: 2 pixels (Sobel's 3x3)
+    2.0
+    >>> moved = cv2.blur(card, (7, 1))                # the camera moved 7 pixels sideways
+    >>> round(edge_width(moved, mask), 1)            # as wide, across the way it moved
+    6.9
+    >>> edge_width(card, np.zeros_like(mask)) is None
+    True
+    >>> edge_width(card, mask, []) is None           # no region found to be cards
+    True
+    """
+    if hulls is not None:
+        cards = np.zeros_like(mask)
+        cv2.fillPoly(cards, [np.round(h).astype(np.int32) for h in hulls], 255)
+        mask = cv2.bitwise_and(mask, cv2.dilate(cards, np.ones((5, 5), np.uint8)))
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    edge = cv2.subtract(cv2.dilate(mask, np.ones((3, 3), np.uint8)), mask)
+    ys, xs = np.nonzero(edge)
+    if len(ys) < EDGE_POINTS:
+        return None
+    # the step: the whitest card-white near the point less the darkest felt near it
+    near = np.ones((11, 11), np.uint8)
+    clear = np.ones((9, 9), np.uint8)
+    white = cv2.dilate(cv2.bitwise_and(gray, cv2.erode(mask, clear)), near)
+    felt = cv2.erode(cv2.bitwise_or(gray, cv2.dilate(mask, clear)), near)
+    step = white[ys, xs].astype(np.float32) - felt[ys, xs]
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    steepest = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
+    ok = step >= EDGE_STEP
+    # Sobel's 3x3 weighs a rise of one grey level per pixel as 8
+    width = step[ok] / np.maximum(steepest[ys, xs][ok] / 8, 1e-3)
+    turn = np.degrees(np.arctan2(gy[ys, xs][ok], gx[ys, xs][ok])) % 180
+    way = np.minimum((turn * DIRECTIONS / 180).astype(int), DIRECTIONS - 1)
+    medians = [float(np.median(width[way == k])) for k in range(DIRECTIONS)
+               if np.count_nonzero(way == k) >= EDGE_POINTS]
+    return max(medians) if medians else None
+
+
+def blurred(width: float | None, card_h: float | None) -> bool:
+    """Whether edges ``width`` wide (``edge_width``) blur cards ``card_h`` high (both in
+    working pixels) enough to say so (``BLUR_WIDTH``, ``BLUR_SHARE``).
+
+    >>> blurred(3.6, 55.0), blurred(2.2, 55.0), blurred(3.6, 400.0), blurred(None, 55.0)
+    (True, False, False, False)
+    """
+    if width is None:
+        return False
+    return width >= BLUR_WIDTH and (card_h is None or width >= BLUR_SHARE * card_h)
