@@ -268,6 +268,25 @@ def test_cli_scan_json(tmp_path: Path) -> None:
     assert len(data["cards"]) >= 20
 
 
+def test_cli_scan_says_first_that_a_photo_is_blurred(tmp_path: Path) -> None:
+    """The table printed by ``dealer-assist scan``: what is said of the whole photo (here,
+    taken with the camera moving) comes before the cards to confirm."""
+    from click.testing import CliRunner
+
+    from dealer_assist.cli import main
+    from dealer_assist.vision.synth import in_condition
+
+    photo = tmp_path / "moving.jpg"
+    assert cv2.imwrite(str(photo), in_condition(cv2.imread(str(SAMPLES / "scene_2.jpg")),
+                                                "camera moving")[0])
+    result = CliRunner().invoke(main, ["scan", str(photo)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    said = [i for i, line in enumerate(lines) if line.startswith("note: the photo is blurred")]
+    confirms = [i for i, line in enumerate(lines) if line.startswith("confirm")]
+    assert said and confirms and said[0] < confirms[0], result.output
+
+
 def test_missing_cards_are_placed_by_the_spread() -> None:
     h = FRAME_CARD_H
     # the bottom card unseen: it lies one spread left of the two seen
