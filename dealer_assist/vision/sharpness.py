@@ -19,10 +19,12 @@ EDGE_STEP, EDGE_POINTS = 40, 30
 DIRECTIONS = 8
 #: A photo is blurred when its widest edges are BLUR_WIDTH working pixels wide and
 #: BLUR_SHARE of its cards' height or more (cards photographed up close, hundreds of pixels
-#: high, read well with edges a few pixels wide). 2026-12-03, procedural tuning photos
-#: (seeds 920000-920014): as generated, on every felt, lay and condition (195 photos) the
-#: widest 1.79-2.83, 2.48 at most but for hands spread wide; the camera moving (1/270 of
-#: the width, `synth.in_condition`) 3.40-4.00; out of focus (1/1280) 2.69-3.11.
+#: high, read well with edges a few pixels wide). 2026-12-03, procedural photos (seeds
+#: 920000-920029; 920000-920014 for grey and printed felt, laid apart, floor, tablecloth):
+#: as generated, on every felt, lay and condition (255 photos) the widest 1.66-2.57, a
+#: light grey felt in a hard shadow up to 2.94; the camera moving (1/270 of the width,
+#: ``synth.in_condition``) 3.32-4.01 (30 of 30 said blurred); out of focus (1/1280)
+#: 2.56-3.01 (1 of 30).
 BLUR_WIDTH, BLUR_SHARE = 3.0, 0.03
 
 
