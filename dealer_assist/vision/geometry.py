@@ -83,10 +83,11 @@ def card_mask(work: np.ndarray, printed: np.ndarray | None = None,
     relative to the felt, whatever its colour and the light. ``printed``: pixels where
     the table's empty layout shows its print (``Layout.printed``), taken out. ``min_area``:
     the smallest region read (default: MIN_BLOB_SHARE of the copy)."""
-    mask = _white(work)
+    score = _whiteness(work)
+    mask = _white(score)
     table = _table(mask)
     if table is not None:  # nor may the floor's white set how white a card must be
-        mask = cv2.bitwise_and(_white(work, table), table)
+        mask = cv2.bitwise_and(_white(score, table), table)
     if printed is not None:
         mask = cv2.bitwise_and(mask, cv2.bitwise_not(printed))
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, SPECKLE)
@@ -214,14 +215,14 @@ class _EmptyAt:
         h, w = size
         eh, ew = image.shape[:2]
         self.same = same_frame(image, size)
-        self.white = None if self.same is None else _white(self.same)
+        self.white = None if self.same is None else _white(_whiteness(self.same))
         f = max(h, w) / max(eh, ew)
         small_size = (round(ew * f), round(eh * f))
         if self.same is not None and self.white is not None and small_size == (w, h):
             self.small, self.small_white = self.same, self.white  # one and the same copy
         else:
             self.small = cv2.resize(image, small_size, interpolation=cv2.INTER_AREA)
-            self.small_white = _white(self.small)
+            self.small_white = _white(_whiteness(self.small))
         self.to_small = np.diag([self.small.shape[1] / ew, self.small.shape[0] / eh, 1.0])
         self.r = min(1.0, REGISTER_SIDE / max(h, w))  # features found on copies this small
         orb = cv2.ORB_create(REGISTER_FEATURES)  # type: ignore[attr-defined]
@@ -406,15 +407,21 @@ def _dark_floor(whitest: float) -> int:
     return int(min(DARK_FLOOR, max(DARK_MIN, DARK_SHARE * whitest)))
 
 
+def _eighth(image: np.ndarray) -> np.ndarray:
+    """``image`` reduced 8 times by area, where the felt's level and light are measured."""
+    h, w = image.shape[:2]
+    sw, sh = max(1, w // 8), max(1, h // 8)
+    # cut to a multiple of 8 first: OpenCV's area reduction is fast by whole factors only
+    out: np.ndarray = cv2.resize(image[: 8 * sh, : 8 * sw] if h >= 8 and w >= 8 else image,
+                                 (sw, sh), interpolation=cv2.INTER_AREA)
+    return out
+
+
 def _above_felt(score: np.ndarray, whitest: float, otsu: float) -> np.ndarray | None:
     """Where the whiteness stands out of the felt around it (``FELT_SHARE``); None where
     that asks no more than Otsu's level ``otsu`` anywhere (a dark felt)."""
     h, w = score.shape
-    sw, sh = max(1, w // 8), max(1, h // 8)
-    # cut to a multiple of 8 first: OpenCV's area reduction is fast by whole factors only
-    small = cv2.resize(score[: 8 * sh, : 8 * sw] if h >= 8 and w >= 8 else score, (sw, sh),
-                       interpolation=cv2.INTER_AREA)
-    felt = cv2.medianBlur(small, FELT_WINDOW).astype(np.float32)
+    felt = cv2.medianBlur(_eighth(score), FELT_WINDOW).astype(np.float32)
     # worked out on the small copy, then brought to full size (a smooth level)
     need = np.clip(felt + FELT_SHARE * np.maximum(whitest - felt, 0), 0, 255)
     if float(need.max()) <= otsu:
@@ -461,10 +468,9 @@ def _shadow_gain(bgr: np.ndarray) -> np.ndarray | None:
     (1.0, 1.75)
     """
     h, w = bgr.shape[:2]
-    sw, sh = w // 8, h // 8
-    if sw < FELT_WINDOW or sh < FELT_WINDOW:
+    small = _eighth(bgr)
+    if min(small.shape[:2]) < FELT_WINDOW:
         return None
-    small = cv2.resize(bgr[: 8 * sh, : 8 * sw], (sw, sh), interpolation=cv2.INTER_AREA)
     felt = cv2.medianBlur(small, FELT_WINDOW).astype(np.float32)
     light = felt.max(axis=2)
     shares = felt / (felt.sum(axis=2, keepdims=True) + 1.0)
@@ -512,9 +518,9 @@ def _balanced(work: np.ndarray) -> np.ndarray:
     return out
 
 
-def _white(work: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
-    """The card-white test before any morphology (uint8 0/255). ``table``: where the table
-    is (``_table``), the only pixels that set the threshold."""
+def _whiteness(work: np.ndarray) -> np.ndarray:
+    """How white each pixel of a reduced BGR photo is (uint8), balanced for a colour cast
+    (``CAST_RATIO``) and raised in a hard shadow (``SHADE_DEEP``)."""
     balanced = _balanced(work)
     b, g, r = cv2.split(balanced)
     lo = cv2.min(cv2.min(b, g), r)
@@ -526,6 +532,13 @@ def _white(work: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
     gain = _shadow_gain(balanced)
     if gain is not None:  # the whiteness is in proportion to the light: raised with it
         score = np.clip(score * gain, 0, 255).astype(np.uint8)
+    return score
+
+
+def _white(score: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
+    """The card-white test before any morphology (uint8 0/255) on the whiteness ``score``
+    (``_whiteness``). ``table``: where the table is (``_table``), the only pixels that set
+    the threshold."""
     # divide out slow light changes: the local bright level over a wide window
     bright = cv2.dilate(score, cv2.getStructuringElement(cv2.MORPH_RECT, (31, 31)))
     bright = cv2.blur(bright, (61, 61))
