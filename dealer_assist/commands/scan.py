@@ -54,18 +54,16 @@ def _print_table(result: dict[str, Any]) -> None:
         table.add_row(str(hand["seat"]), " ".join(hand["cards"]), f"{hand['confidence']:.2f}")
     console = Console()
     console.print(table)
-    # what is said of the whole photo first (blurred, no seat zones): it bears on every read
-    of_photo = [item["hand"] is None and not item.get("card") and "region" not in item
-                for item in result["needs_confirmation"]]
-    for item, whole in zip(result["needs_confirmation"], of_photo, strict=True):
-        if whole:
+    # what is said of no hand first (blurred, no seat zones, cards not read), as the scan
+    # screen lists it: it bears on every read
+    items = sorted(result["needs_confirmation"], key=lambda item: item["hand"] is not None)
+    for item in items:
+        if item["hand"] is None:
             console.print(f"[bold yellow]note[/]: {item['reason']}")
-    for item, whole in zip(result["needs_confirmation"], of_photo, strict=True):
-        if whole:
             continue
-        where = f"hand {item['hand']} (seat {item['seat']})" if item["hand"] is not None else ""
         card = f" {item['card']}" if item.get("card") else ""
-        console.print(f"[yellow]confirm[/]{card} {where}: {item['reason']}")
+        console.print(f"[yellow]confirm[/]{card} hand {item['hand']} (seat {item['seat']}): "
+                      f"{item['reason']}")
 
 
 def _table_record(name: str, database_url: str | None) -> tuple[object, int, str | None]:

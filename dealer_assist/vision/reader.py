@@ -548,10 +548,8 @@ class Reader:
         self.unread: list[Blob] = []
         self.card_h: float | None = None
         self.layout: Layout | None = None
-        # the working copy (``geometry.reduce``) and its card-white; the width of the read
-        # cards' edges there (``sharpness.edge_width``)
+        # the working copy (``geometry.reduce``) and its card-white
         self.white: tuple[np.ndarray, np.ndarray] | None = None
-        self.edges: float | None = None
         if self._memo is not None and self._memo.found is not None:
             pyr, seen, unread, self.layout, self.white = self._memo.found
             blobs, self.unread = list(seen), list(unread)
@@ -781,12 +779,12 @@ class Reader:
 
     def _blurred(self, image: np.ndarray, cards: list[dict[str, Any]]) -> bool:
         """Whether the edges of the cards read (``cards``' corners) say the photo is
-        blurred (``sharpness.blurred``); ``self.edges`` keeps their width."""
+        blurred (``sharpness.blurred``)."""
         assert self.white is not None
         work, mask = self.white
         scale = work.shape[1] / image.shape[1]
-        self.edges = edge_width(work, mask, [np.asarray(c["corners"]) * scale for c in cards])
-        return blurred(self.edges, None if self.card_h is None else self.card_h * scale)
+        width = edge_width(work, mask, [np.asarray(c["corners"]) * scale for c in cards])
+        return blurred(width, None if self.card_h is None else self.card_h * scale)
 
     def _read(self, image: np.ndarray, zones: dict[str, Any] | None,
               empty: np.ndarray | EmptyLayout | None = None) -> dict[str, Any]:
