@@ -59,8 +59,8 @@ from dealer_assist.vision.synth import (
     another_take,
     close_up,
     compose,
-    in_condition,
     moved_truth,
+    stored_in,
     up_close,
 )
 
@@ -102,9 +102,8 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
 
 def taken_in(scene: Scene, condition: str, seed: int) -> Scene:
     """``scene`` photographed in one of ``synth.CONDITIONS`` (its truth moved with it)."""
-    photo, moved = in_condition(scene.image, condition, seed)
-    _, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    return dataclasses.replace(scene, jpeg=jpeg.tobytes(), cards=moved_truth(scene.cards, moved))
+    jpeg, moved = stored_in(scene.image, condition, seed)
+    return dataclasses.replace(scene, jpeg=jpeg, cards=moved_truth(scene.cards, moved))
 
 
 def whole_hands(scenes: list, results: list) -> tuple[int, int]:

@@ -506,6 +506,16 @@ def in_condition(image: np.ndarray, condition: str,
     raise ValueError(f'no condition "{condition}": one of {", ".join(CONDITIONS)}')
 
 
+def stored_in(image: np.ndarray, condition: str, seed: int = 0) -> tuple[bytes, np.ndarray]:
+    """``image`` photographed in one of :data:`CONDITIONS` (:func:`in_condition`) and stored
+    as a camera stores it: its JPEG (quality 90), and the matrix moving its pixels there."""
+    photo, moved = in_condition(image, condition, seed)
+    ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return jpeg.tobytes(), moved
+
+
 def close_up(scene: Scene, hand: int, card_px: float,
              half: float = 1.5) -> tuple[np.ndarray, list[TruthCard], list[bool]]:
     """A phone held over one hand of ``scene``: the photo's window ``half`` card heights

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from dealer_assist.vision.reader import Reader
-from dealer_assist.vision.synth import compose, in_condition
+from dealer_assist.vision.synth import compose, stored_in
 
 from .conftest import SAMPLES
 from .test_reader import _match
@@ -32,17 +32,23 @@ FLOORS = {"floor and rail": 68, "white tablecloth": 68, "warm dim light": 67,
           "12 MP from farther": 68, "camera moving": 46}
 
 
+def _taken_in(photo: np.ndarray, condition: str, seed: int = 0) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """``photo`` in one of ``synth.CONDITIONS``, as the camera stores it (a JPEG, read
+    back), and the matrix moving its pixels there."""
+    jpeg, moved = stored_in(photo, condition, seed)
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), moved
+
+
 @pytest.mark.parametrize("name", sorted(FLOORS))
 def test_sample_photos_read_under(reader: Reader, name: str) -> None:
     right = total = 0
     for path in sorted(SAMPLES.glob("scene_*.jpg")):
         truth = json.loads(path.with_suffix(".json").read_text())
-        photo, moved = in_condition(cv2.imread(str(path)), name)
-        ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        assert ok
+        photo, moved = _taken_in(cv2.imread(str(path)), name)
         cards = [{**c, "corners": cv2.perspectiveTransform(
             np.array([c["corners"]], np.float32), moved)[0].tolist()} for c in truth["cards"]]
-        r, silent, t = _match(reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR)), cards)
+        r, silent, t = _match(reader.read(photo), cards)
         assert silent == 0, (path.name, name)
         right, total = right + r, total + t
     assert total == 72 and right >= FLOORS[name], (name, right)
@@ -60,10 +66,7 @@ def test_a_blurred_photo_is_said_to_be(reader: Reader) -> None:
         for name in ("as taken", "camera moving", "warm dim light", "hard shadow"):
             photo = cv2.imread(str(path))
             if name != "as taken":
-                ok, jpeg = cv2.imencode(".jpg", in_condition(photo, name)[0],
-                                        [cv2.IMWRITE_JPEG_QUALITY, 90])
-                assert ok
-                photo = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+                photo, _ = _taken_in(photo, name)
             result = reader.read(photo)
             said = [n for n in result["needs_confirmation"] if n["reason"] == BLURRED_NOTE]
             assert len(said) == (name == "camera moving"), (path.name, name)
@@ -112,10 +115,8 @@ def test_cards_in_a_hard_shadow(reader: Reader, deck: int, felt: tuple[int, int,
     from dealer_assist.vision.synth import moved_truth
 
     scene = compose({f"proc:{deck}": procedural_deck(deck)}, deck * 10 + 8, seats=7, felt=felt)
-    photo, moved = in_condition(scene.image, "hard shadow", deck)
-    ok, jpeg = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    assert ok
-    result = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))
+    photo, moved = _taken_in(scene.image, "hard shadow", deck)
+    result = reader.read(photo)
     wrong, cards, right = unflagged_wrong(result, moved_truth(scene.cards, moved))
     assert wrong == [] and right >= least, (deck, wrong, right)
     _, hands = in_doubt(result)
