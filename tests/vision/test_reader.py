@@ -274,11 +274,10 @@ def test_cli_scan_says_first_that_a_photo_is_blurred(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from dealer_assist.cli import main
-    from dealer_assist.vision.synth import in_condition
+    from dealer_assist.vision.synth import stored_in
 
     photo = tmp_path / "moving.jpg"
-    assert cv2.imwrite(str(photo), in_condition(cv2.imread(str(SAMPLES / "scene_2.jpg")),
-                                                "camera moving")[0])
+    photo.write_bytes(stored_in(cv2.imread(str(SAMPLES / "scene_2.jpg")), "camera moving")[0])
     result = CliRunner().invoke(main, ["scan", str(photo)], terminal_width=200)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
