@@ -170,15 +170,12 @@ def main(argv: list[str] | None = None) -> int:
                     "(a folder seed-N per seed, a file per job)")
     ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--small-cards", action="store_true",
-                    help="hands of cards as small as a whole table's at 1080p only "
-                         "(trainset.SMALL_CARD_H)")
     args = ap.parse_args(argv)
     t0 = time.time()
     seeds = [int(v) for v in args.seeds.split(",")]
     sets, decks = [], set()
     for seed in seeds:
-        jobs = jobs_for(args, seed, ("small looks",) if args.small_cards else ("looks",))
+        jobs = jobs_for(args, seed, ("looks",))
         sets.append(build(jobs, args.workers, args.parts / f"seed-{seed}" if args.parts else None,
                           args.build_minutes))
         decks |= {j[0] for j in jobs}

@@ -117,13 +117,6 @@ def _to_frame_points(frame: Frame, pts: np.ndarray) -> np.ndarray:
     return np.asarray(cv2.transform(np.asarray(pts, np.float32)[None], frame.to_frame)[0])
 
 
-#: The range a rendered hand's card height is drawn from (pixels): from a whole table's at
-#: 1080p to a close-up's (cut at the frame's 122 pixels, which the larger are reduced to).
-CARD_H = (80.0, 280.0)
-#: ... and for windows like a whole table's at 1080p only, where the index's suit is a few
-#: pixels high (cards 77-145 pixels high on the generated tables); ``vision_train_second.py
-#: --small-cards``.
-SMALL_CARD_H = (80.0, 150.0)
 #: Share of rendered hands photographed moving (a tablet held by hand): a straight blur
 #: in any direction, this long as a share of the card's height. Without it, 10 tuning photos
 #: blurred 7 pixels (6-7% of a card's height at 1080p) read 182 of 240 cards right, 21 sure;
@@ -163,15 +156,13 @@ def photo_effects(img: np.ndarray, rng: np.random.Generator, card_h: float,
 
 
 def hand_scene(faces: dict[Card, Face], rng: np.random.Generator,
-               cards: list[Card] | None = None, mishaps: bool = False,
-               card_h: tuple[float, float] = CARD_H) -> tuple[
+               cards: list[Card] | None = None, mishaps: bool = False) -> tuple[
         np.ndarray, list[tuple[Card, np.ndarray]]]:
     """One spread hand on felt: the photo and its cards (bottom first) with corners;
-    ``mishaps``: see ``photo_effects``; ``card_h``: the range the cards' height in pixels
-    is drawn from."""
+    ``mishaps``: see ``photo_effects``."""
     n = len(cards) if cards else int(rng.choice([3, 3, 3, 3, 2, 1]))
     chosen = cards or [DECK[int(i)] for i in rng.choice(52, n, replace=False)]
-    ch = float(rng.uniform(*card_h))
+    ch = float(rng.uniform(80, 280))
     size = int(ch * 2.6)
     canvas = _felt(rng, size, size)
     hangle = rng.uniform(0, 360)
@@ -289,19 +280,16 @@ def looks_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndar
 
 
 def _synth(faces: dict[Card, Face], seed: int, scenes: int,
-           cut: Callable[..., Patches], card_h: tuple[float, float] = CARD_H) -> Patches:
+           cut: Callable[..., Patches]) -> Patches:
     rng = np.random.default_rng(seed)
-    parts = [cut(*hand_scene(faces, rng, mishaps=True, card_h=card_h), rng=rng)
-             for _ in range(scenes)]
+    parts = [cut(*hand_scene(faces, rng, mishaps=True), rng=rng) for _ in range(scenes)]
     return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
                    np.concatenate([p.suit for p in parts]))
 
 
-def synth_looks(faces: dict[Card, Face], seed: int, scenes: int,
-                card_h: tuple[float, float] = CARD_H) -> Patches:
-    """``looks_from_photo`` over ``scenes`` rendered hands (their cards ``card_h`` pixels
-    high, as ``hand_scene``)."""
-    return _synth(faces, seed, scenes, looks_from_photo, card_h)
+def synth_looks(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
+    """``looks_from_photo`` over ``scenes`` rendered hands."""
+    return _synth(faces, seed, scenes, looks_from_photo)
 
 
 def synth_patches(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
