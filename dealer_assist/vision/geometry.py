@@ -1057,24 +1057,12 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
 #: the procedural tuning photos the cuts made were at 0.02-0.42; on hands spread 0.40-0.70
 #: card heights, most wrong cuts at 0.8-0.98). Tuning and check photos read the same, printed
 #: 1,220 / 1,232 -> 1,223 / 1,235; hands spread 0.55-0.70 (20 photos) 387 -> 419 of 480.
-#: Across is how far the card-white reaches (its first pixel to its last), not how much of
-#: it there is (2026-12-03, evening): a court card's art leaves only its frame, so across
-#: the king ending one hand there was less card-white than where it met the next hand, and
-#: the cut went through the king (procedural 920026: 2H and 5D unread). One photo of each
-#: procedural deck, right (sure), 0 silent before and after: 920000-920059 1,393 (1,015) ->
-#: 1,406 (1,032); 910000-910029 695 (489) -> 697 (496); 920000-920029 light grey felt 674
-#: (482) -> 682 (493), spread wide 657 (353) -> 671 (378); 920000-920019 camera tilted 461
-#: (296) -> 467 (297), printed with its empty layout 466 (330) -> 467 (332); printed
-#: without it 598 (386) -> 590 (388): there the print joining two hands reaches across
-#: where they meet. Cutting at the waist nearest the middle instead cut through the middle
-#: hand of rows of three (910000-910029: 693); the reach, else the amount where the reach
-#: has no waist, lost what the reach gained on hands spread wide (657).
 WAIST = 0.6
 
 
 def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float) -> list[Blob]:
-    """``blob`` cut across its long axis where the mask reaches least far across it in its
-    middle 30-70%; [] unless both parts are card-like."""
+    """``blob`` cut across its long axis at the narrowest point of the mask's profile in
+    its middle 30-70%; [] unless both parts are card-like."""
     corners = blob.corners * s  # work pixels
     centre = corners.mean(axis=0)
     a, b = corners[1] - corners[0], corners[3] - corners[0]
@@ -1093,17 +1081,8 @@ def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float) -> list
     if len(xs) == 0 or hi <= lo:
         return []
     t = (xs + x0 - centre[0]) * u[0] + (ys + y0 - centre[1]) * u[1] + length / 2
-    bins = np.clip(t, 0, length).astype(int)
-    # the card-white's reach across the row at each point along it (from its first pixel
-    # to its last), not how much of it there is: a court card's art leaves only the card's
-    # frame there, narrow in pixels but a card's height across (``WAIST``)
-    across = (xs + x0 - centre[0]) * -u[1] + (ys + y0 - centre[1]) * u[0]
-    top = np.full(int(length) + 1, -np.inf)
-    bottom = np.full(int(length) + 1, np.inf)
-    np.maximum.at(top, bins, across)
-    np.minimum.at(bottom, bins, across)
-    reach = np.where(top >= bottom, top - bottom + 1, 0.0)
-    profile = np.convolve(reach, np.ones(5) / 5, mode="same")
+    counts = np.bincount(np.clip(t, 0, length).astype(int), minlength=int(length) + 1)
+    profile = np.convolve(counts, np.ones(5) / 5, mode="same")
     cut = lo + int(np.argmin(profile[lo:hi]))
     if profile[cut] >= WAIST * min(np.linalg.norm(a), np.linalg.norm(b)):
         return []  # no waist: one hand, spread wide

@@ -4,8 +4,6 @@ a hidden hand is never silently missing."""
 from __future__ import annotations
 
 import collections
-import sys
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -121,21 +119,3 @@ def test_a_hand_worn_away_while_parting_its_neighbours_is_kept(
     assert hands_found() == [True, True, True]
     monkeypatch.setattr(geometry, "_left_over", lambda *args: [])
     assert hands_found() == [True, True, False]
-
-
-def test_touching_hands_are_cut_where_they_meet_not_through_a_court_card(
-        reader: Reader) -> None:
-    """Two hands touching end to end, the first ending in a court card (procedural deck
-    920026: 4H QH KC against 2H 5D 3D). The art of the king leaves only its frame as
-    card-white, so the row has less card-white across the king than where the hands meet;
-    cut there, as once, the second hand's region took in half the king, lay askew, and 2H
-    and 5D were not read (its hand flagged as one card). Where the card-white reaches least
-    far across is where they meet."""
-    pytest.importorskip("PIL")  # the procedural decks' fonts are drawn with Pillow
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-    from vision_decks import procedural_deck
-
-    scene = compose({"proc:920026": procedural_deck(920026)}, 920026, seats=7)
-    assert max(hands_per_region(scene)) == 1
-    hands = [sorted(h["cards"]) for h in reader.read(photo(scene))["hands"]]
-    assert sorted(["2H", "5D", "3D"]) in hands
