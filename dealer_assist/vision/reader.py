@@ -428,6 +428,13 @@ class Reader:
         self.exhaustive = exhaustive
         #: within one ``read`` with a deck: the forward passes already run (``_Forwards``)
         self._memo: _Forwards | None = None
+        # what the last ``find_cards`` found beside the hands (set by every call; here so a
+        # reader has them before its first)
+        self.unread: list[Blob] = []
+        self.card_h: float | None = None
+        self.layout: Layout | None = None
+        #: the working copy (``geometry.reduce``) and its card-white
+        self.white: tuple[np.ndarray, np.ndarray] | None = None
 
     def _checked(self, deck: Adapter | None) -> Adapter | None:
         """``deck`` if every correction in it was fitted on the model this reader runs;
@@ -545,11 +552,7 @@ class Reader:
         """Hands found; card-like regions where no index was read go to ``self.unread``.
         ``empty``: a photo of the table's empty layout (``geometry.layout_in_frame``), seen
         from where this one was taken as ``self.layout`` (None when it could not be)."""
-        self.unread: list[Blob] = []
-        self.card_h: float | None = None
-        self.layout: Layout | None = None
-        # the working copy (``geometry.reduce``) and its card-white
-        self.white: tuple[np.ndarray, np.ndarray] | None = None
+        self.unread, self.card_h, self.layout, self.white = [], None, None, None
         if self._memo is not None and self._memo.found is not None:
             pyr, seen, unread, self.layout, self.white = self._memo.found
             blobs, self.unread = list(seen), list(unread)

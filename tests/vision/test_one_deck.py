@@ -93,7 +93,7 @@ def test_the_reader_gives_a_shared_card_to_the_likelier_read_and_asks_about_both
                    _read({"KD": 0.99}, 460)], (500.0, 100.0), area=1.0, length=1.0)]
 
     def find_cards(image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
-        reader.unread, reader.card_h = [], None
+        reader.unread, reader.card_h, reader.white = [], None, None
         return hands
 
     monkeypatch.setattr(reader, "find_cards", find_cards)
@@ -114,7 +114,7 @@ def test_a_card_read_surely_twice_is_left_as_read_and_flagged_twice(
              Hand([_read({"AS": 0.98}, 400)], (500.0, 100.0), area=1.0, length=1.0)]
 
     def find_cards(image: np.ndarray, empty: np.ndarray | None = None) -> list[Hand]:
-        reader.unread, reader.card_h = [], None
+        reader.unread, reader.card_h, reader.white = [], None, None
         return hands
 
     monkeypatch.setattr(reader, "find_cards", find_cards)
