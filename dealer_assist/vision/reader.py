@@ -428,8 +428,11 @@ class Reader:
         self.exhaustive = exhaustive
         #: within one ``read`` with a deck: the forward passes already run (``_Forwards``)
         self._memo: _Forwards | None = None
-        # what the last ``find_cards`` found beside the hands (set by every call; here so a
-        # reader has them before its first)
+        self._forget_found()
+
+    def _forget_found(self) -> None:
+        """What ``find_cards`` finds beside the hands, as before it has found anything (each
+        call starts so; a reader has them before its first)."""
         self.unread: list[Blob] = []
         self.card_h: float | None = None
         self.layout: Layout | None = None
@@ -552,7 +555,7 @@ class Reader:
         """Hands found; card-like regions where no index was read go to ``self.unread``.
         ``empty``: a photo of the table's empty layout (``geometry.layout_in_frame``), seen
         from where this one was taken as ``self.layout`` (None when it could not be)."""
-        self.unread, self.card_h, self.layout, self.white = [], None, None, None
+        self._forget_found()
         if self._memo is not None and self._memo.found is not None:
             pyr, seen, unread, self.layout, self.white = self._memo.found
             blobs, self.unread = list(seen), list(unread)
@@ -782,8 +785,9 @@ class Reader:
 
     def _blurred(self, image: np.ndarray, cards: list[dict[str, Any]]) -> bool:
         """Whether the edges of the cards read (``cards``' corners) say the photo is
-        blurred (``sharpness.blurred``)."""
-        assert self.white is not None
+        blurred (``sharpness.blurred``); not without the card-white found."""
+        if self.white is None:
+            return False
         work, mask = self.white
         scale = work.shape[1] / image.shape[1]
         width = edge_width(work, mask, [np.asarray(c["corners"]) * scale for c in cards])
@@ -879,7 +883,7 @@ class Reader:
                             "reason": "cards here could not be read",
                             "region": [[round(float(x), 1), round(float(y), 1)]
                                        for x, y in blob.corners]})
-        if self.white is not None and self._blurred(image, out_cards):
+        if self._blurred(image, out_cards):
             confirm.append({"hand": None, "seat": None, "card": None, "reason": BLURRED_NOTE})
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
