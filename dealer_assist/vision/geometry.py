@@ -38,6 +38,11 @@ class Blob:
     hull: np.ndarray  # (N, 2) float32, its convex hull, full resolution
 
 
+#: A row of hands cut apart another way (``other_cuts``): the indices, in the regions
+#: found, of the parts it was cut into, and the parts the other way cuts it into.
+OtherCut = tuple[list[int], list[Blob]]
+
+
 @dataclass
 class Frame:
     """A blob seen with rectangle corner ``k`` as its top-left, scaled so that the blob's
@@ -694,16 +699,19 @@ SMALL_CARD, WORK_CARD, SMALL_FROM = 36, 55, 1 / 3
 
 def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
                layout: Layout | None = None,
-               white: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[Blob]:
+               white: list[tuple[np.ndarray, np.ndarray]] | None = None,
+               other_cuts: list[OtherCut] | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
     is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped),
     but for a lone card's outline (``lone_card``).
     ``layout``: the table's empty layout seen from where the photo was taken
     (:func:`layout_in_frame`): its print is then no card-white. ``white``: given, the
-    working copy (:func:`reduce`) and its card-white are added to it."""
+    working copy (:func:`reduce`) and its card-white are added to it. ``other_cuts``:
+    given, the rows of touching hands that another cut parts otherwise are added to it
+    (``_split_rows``)."""
     left: list[Blob] = []
-    blobs = _card_regions(image, left, layout, white)
+    blobs = _card_regions(image, left, layout, white, other_cuts)
     card_h = card_height(blobs)
     for b in left:
         if card_h is not None and lone_card(b, card_h):
@@ -746,13 +754,15 @@ def lone_card(blob: Blob, card_h: float) -> bool:
 
 
 def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None,
-                  white: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[Blob]:
+                  white: list[tuple[np.ndarray, np.ndarray]] | None = None,
+                  other_cuts: list[OtherCut] | None = None) -> list[Blob]:
     """``find_blobs`` but for lone cards set aside as not card-like."""
     work, s = reduce(image)
     printed = None if layout is None else layout.printed
     found: list[Blob] = []
+    cut: list[OtherCut] = []
     min_area = MIN_BLOB_SHARE * work.shape[0] * work.shape[1]
-    blobs, mask = _regions(work, s, printed, min_area, found)
+    blobs, mask = _regions(work, s, printed, min_area, found, cut)
     if white is not None:
         white.append((work, mask))
     card_h = card_height(blobs)
@@ -762,6 +772,8 @@ def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None
                               if cv2.contourArea(c) >= min_area / 16])
     if s > SMALL_FROM or card_h is None or card_h * s >= SMALL_CARD:
         rejected += found
+        if other_cuts is not None:
+            other_cuts += cut
         return blobs
     f = max(1, round(card_h / WORK_CARD))
     h, w = image.shape[:2]
@@ -771,11 +783,12 @@ def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None
                              interpolation=cv2.INTER_NEAREST)
     # the smallest region as in a photo WORK_SIDE pixels long, where cards are this size
     nominal = WORK_SIDE * WORK_SIDE * min(h, w) / max(h, w)
-    return _regions(work, 1.0 / f, printed, MIN_BLOB_SHARE * nominal, rejected)[0]
+    return _regions(work, 1.0 / f, printed, MIN_BLOB_SHARE * nominal, rejected, other_cuts)[0]
 
 
 def _regions(work: np.ndarray, s: float, printed: np.ndarray | None, min_area: float,
-             rejected: list[Blob] | None) -> tuple[list[Blob], np.ndarray]:
+             rejected: list[Blob] | None, other_cuts: list[OtherCut] | None = None
+             ) -> tuple[list[Blob], np.ndarray]:
     """``find_blobs`` on the working copy ``work`` (the photo reduced ``s`` times), and
     its card-white."""
     mask = card_mask(work, printed, min_area)
@@ -801,7 +814,7 @@ def _regions(work: np.ndarray, s: float, printed: np.ndarray | None, min_area: f
         elif rejected is not None:
             rejected.append(_blob(c, s))
     blobs = _parted(regions, partings, s, min_area, rejected)
-    return _split_rows(blobs, mask, s, min_area), mask
+    return _split_rows(blobs, mask, s, min_area, other_cuts), mask
 
 
 def _partings(part: np.ndarray, origin: tuple[int, int], s: float,
@@ -1025,31 +1038,72 @@ def card_height(blobs: list[Blob]) -> float | None:
     return float(np.percentile([lo for lo, a in fans if a >= FAN_SHARE * largest], HEIGHT_PCT))
 
 
-def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) -> list[Blob]:
+def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float,
+                other_cuts: list[OtherCut] | None = None) -> list[Blob]:
     """Cut regions that are several hands touching in a row (longer than ROW_OF_HANDS card
     heights) in two at the narrowest waist of their card-white along the row, then each
     part again while it is still that long (how many hands a row holds is not known:
-    hands are spread differently)."""
+    hands are spread differently). ``other_cuts``: given, each such row that cutting where
+    the card-white reaches least far across (``_cut_in_two``'s ``reach``) parts otherwise
+    is added to it, for the reader to keep the parting whose parts read as hands."""
     first = card_height(blobs)
     if first is None:
         return blobs
     card_h = first
     out: list[Blob] = []
-    todo = list(blobs)
+    origin: list[int] = []
+    todo = [(b, i) for i, b in enumerate(blobs)]
     cuts = 0
     while todo:
-        blob = todo.pop()
+        blob, i = todo.pop()
         parts = (_cut_in_two(blob, mask, s, min_area)
                  if blob_sides(blob)[1] > ROW_OF_HANDS * card_h and cuts < 16 else [])
         cuts += bool(parts)
         if parts:
-            todo += parts
+            todo += [(p, i) for p in parts]
             # the rows cut apart may now show single hands; pieces of hands cut up (taken
             # for hands) must not drive the measure down and every hand be cut up in turn
-            card_h = max(card_height(out + todo) or card_h, REMEASURE_FLOOR * first)
+            card_h = max(card_height(out + [b for b, _ in todo]) or card_h,
+                         REMEASURE_FLOOR * first)
+        else:
+            out.append(blob)
+            origin.append(i)
+    if other_cuts is not None:
+        for i, row in enumerate(blobs):
+            if blob_sides(row)[1] <= ROW_OF_HANDS * card_h:
+                continue
+            mine = [k for k, o in enumerate(origin) if o == i]
+            other = _cut_row(row, mask, s, min_area, card_h)
+            if not _same_parts([out[k] for k in mine], other):
+                other_cuts.append((mine, other))
+    return out
+
+
+def _cut_row(row: Blob, mask: np.ndarray, s: float, min_area: float,
+             card_h: float) -> list[Blob]:
+    """``row`` cut where its card-white reaches least far across, then each part again
+    while it is longer than ROW_OF_HANDS card heights (``card_h``)."""
+    out: list[Blob] = []
+    todo = [row]
+    cuts = 0
+    while todo:
+        blob = todo.pop()
+        parts = (_cut_in_two(blob, mask, s, min_area, reach=True)
+                 if blob_sides(blob)[1] > ROW_OF_HANDS * card_h and cuts < 16 else [])
+        cuts += bool(parts)
+        if parts:
+            todo += parts
         else:
             out.append(blob)
     return out
+
+
+def _same_parts(one: list[Blob], other: list[Blob]) -> bool:
+    """Whether two partings of a row are the same: as many parts, each centred within a
+    few pixels of one of the other's."""
+    if len(one) != len(other):
+        return False
+    return all(min(math.dist(a.centre, b.centre) for b in other) < 4.0 for a in one)
 
 
 #: A region is cut in two only where its card-white across is narrower than this share of its
@@ -1060,9 +1114,13 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float) 
 WAIST = 0.6
 
 
-def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float) -> list[Blob]:
+def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float,
+                reach: bool = False) -> list[Blob]:
     """``blob`` cut across its long axis at the narrowest point of the mask's profile in
-    its middle 30-70%; [] unless both parts are card-like."""
+    its middle 30-70%: where there is least card-white across it, or with ``reach``
+    where it reaches least far across (its first pixel to its last: a court card's art
+    leaves only the card's frame, little card-white but a card's height across); [] unless
+    both parts are card-like."""
     corners = blob.corners * s  # work pixels
     centre = corners.mean(axis=0)
     a, b = corners[1] - corners[0], corners[3] - corners[0]
@@ -1081,7 +1139,16 @@ def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float) -> list
     if len(xs) == 0 or hi <= lo:
         return []
     t = (xs + x0 - centre[0]) * u[0] + (ys + y0 - centre[1]) * u[1] + length / 2
-    counts = np.bincount(np.clip(t, 0, length).astype(int), minlength=int(length) + 1)
+    bins = np.clip(t, 0, length).astype(int)
+    if reach:
+        across = (xs + x0 - centre[0]) * -u[1] + (ys + y0 - centre[1]) * u[0]
+        top = np.full(int(length) + 1, -np.inf)
+        bottom = np.full(int(length) + 1, np.inf)
+        np.maximum.at(top, bins, across)
+        np.minimum.at(bottom, bins, across)
+        counts = np.where(top >= bottom, top - bottom + 1, 0.0)
+    else:
+        counts = np.bincount(bins, minlength=int(length) + 1)
     profile = np.convolve(counts, np.ones(5) / 5, mode="same")
     cut = lo + int(np.argmin(profile[lo:hi]))
     if profile[cut] >= WAIST * min(np.linalg.norm(a), np.linalg.norm(b)):

@@ -36,6 +36,7 @@ from .geometry import (
     EmptyLayout,
     Frame,
     Layout,
+    OtherCut,
     Pyramid,
     aligned_blob,
     blob_sides,
@@ -156,6 +157,21 @@ DOUBT = 0.02
 #: would flag unchanged (0.858 / 0.909 / 0.788), in 97 against 116 ms per held-out 1080p
 #: photo (10 dondorf photos, alternating, one core); 1.1 first: sure 1,068 / 1,007 / 1,043.
 FIRST_SIZES = 2
+#: Whether a row of touching hands that two cuts part differently (where there is least
+#: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
+#: is parted the way whose parts read as more hands, three indices seen in each
+#: (``Reader._better_cuts``); else the first way. A court card's art leaves only its frame
+#: as card-white, so the least card-white across a row of two hands lay in the king ending
+#: the first (procedural 920026: 4H QH | KC 2H 5D 3D). Either cut alone loses somewhere:
+#: the reach, where print joining two hands reaches across where they meet (2026-12-03,
+#: ``card_models/README.md``). One photo of each procedural deck never trained on, right
+#: (sure), 0 silent before and after, no photo worse: 920000-920059 1,393 (1,015) -> 1,402
+#: (1,025); 910000-910029 695 (489) -> 698 (496); 920000-920029 light grey felt 674 (482)
+#: -> 677 (486), spread wide 657 (353) -> 670 (377), printed without its empty layout 598
+#: (386) -> 606 (393); 920000-920019 camera tilted 461 (296) -> 463 (294), printed with it
+#: 468 (327) the same. Keeping the other way only where all its parts read as hands lost
+#: the printed gain (598).
+CUT_BY_READS = True
 MODEL_NAME = "index_net.onnx"
 #: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
 #: hand's cards (from one card's left edge to the next's) within which unseen cards are
@@ -314,9 +330,10 @@ class _Forwards:
     regions and cuts the same strips and windows wherever it places a card where the deck's
     read did, and runs the networks only on the rest."""
 
-    #: pyramid, blobs, unread, the empty layout as seen, the working copy and its card-white
+    #: pyramid, blobs, unread, the empty layout as seen, the working copy and its card-white,
+    #: the rows of hands another cut parts otherwise
     found: tuple[Pyramid, list[Blob], list[Blob], Layout | None,
-                 tuple[np.ndarray, np.ndarray]] | None = None
+                 tuple[np.ndarray, np.ndarray], list[OtherCut]] | None = None
     strips: dict[tuple[tuple[int, ...], bytes], np.ndarray] = field(default_factory=dict)
     looks: dict[bytes, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
@@ -393,6 +410,12 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     if not fits:
         return []
     return min(fits)[1]
+
+
+def _hands_read(rows: list[list[_FrameEval]]) -> int:
+    """How many of the regions (each its four frames, read) show three indices in the frame
+    that reads best."""
+    return sum(len(max(row, key=lambda fe: fe.score).peaks) == 3 for row in rows)
 
 
 def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
@@ -557,17 +580,18 @@ class Reader:
         from where this one was taken as ``self.layout`` (None when it could not be)."""
         self._forget_found()
         if self._memo is not None and self._memo.found is not None:
-            pyr, seen, unread, self.layout, self.white = self._memo.found
+            pyr, seen, unread, self.layout, self.white, other_cuts = self._memo.found
             blobs, self.unread = list(seen), list(unread)
         else:
             pyr = Pyramid(image)
             self.layout = None if empty is None else layout_in_frame(empty, *reduce(image))
             white: list[tuple[np.ndarray, np.ndarray]] = []
-            blobs = find_blobs(image, self.unread, self.layout, white)
+            other_cuts = []
+            blobs = find_blobs(image, self.unread, self.layout, white, other_cuts)
             self.white = white[0]
             if self._memo is not None:
                 self._memo.found = (pyr, list(blobs), list(self.unread), self.layout,
-                                    self.white)
+                                    self.white, other_cuts)
         if not blobs:
             return []
         self.card_h = card_height(blobs)
@@ -592,6 +616,9 @@ class Reader:
                     blobs[i], evals[i] = alt, row
             rank, suit = np.concatenate([rank, rank2]), np.concatenate([suit, suit2])
             feats = np.concatenate([feats, feats2])
+        if other_cuts and CUT_BY_READS:
+            blobs, evals, rank, suit, feats = self._better_cuts(
+                pyr, step, other_cuts, blobs, evals, (rank, suit, feats))
         index_score = 1.0 - rank[:, NONE]
         found: list[tuple[Blob, _FrameEval, _FrameEval]] = []
         for blob, row in zip(blobs, evals, strict=True):
@@ -618,6 +645,37 @@ class Reader:
         if RESCALES:
             self._read_rescaled(pyr, [c for h in hands for c in h.cards])
         return hands
+
+    def _better_cuts(self, pyr: Pyramid, step: int, other_cuts: list[OtherCut],
+                     blobs: list[Blob], evals: list[list[_FrameEval]],
+                     reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
+            list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
+        """Each row of touching hands that another cut parts otherwise (``other_cuts``) is
+        parted that way instead where more of its parts then read as a hand (three indices
+        seen); the regions, their frames and the windows' reads (``reads``: rank, suit,
+        embeddings) with those parts in place of the first cut's."""
+        rank, suit, feats = reads
+        again, rank2, suit2, feats2 = self._frames_of(
+            pyr, [b for _, parts in other_cuts for b in parts], step)
+        drop: set[int] = set()
+        added: list[tuple[Blob, list[_FrameEval]]] = []
+        k = 0
+        for mine, parts in other_cuts:
+            rows = again[k : k + len(parts)]
+            k += len(parts)
+            if _hands_read(rows) > _hands_read([evals[i] for i in mine]):
+                drop.update(mine)
+                added += zip(parts, rows, strict=True)
+        if not added:
+            return blobs, evals, rank, suit, feats
+        for _, row in added:
+            for fe in row:
+                fe.start += len(rank)
+        kept = [i for i in range(len(blobs)) if i not in drop]
+        return ([blobs[i] for i in kept] + [b for b, _ in added],
+                [evals[i] for i in kept] + [row for _, row in added],
+                np.concatenate([rank, rank2]), np.concatenate([suit, suit2]),
+                np.concatenate([feats, feats2]))
 
     def _read_rescaled(self, pyr: Pyramid, cards: list[CardRead]) -> None:
         """Read each card's index again at each of ``RESCALES`` (one forward pass for all)

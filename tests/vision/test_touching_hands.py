@@ -119,3 +119,33 @@ def test_a_hand_worn_away_while_parting_its_neighbours_is_kept(
     assert hands_found() == [True, True, True]
     monkeypatch.setattr(geometry, "_left_over", lambda *args: [])
     assert hands_found() == [True, True, False]
+
+
+def test_a_row_is_parted_where_its_parts_read_as_hands(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two touching hands, the first ending in a king whose art leaves only its frame as
+    card-white: there is less card-white across the king than where the hands meet, so
+    the cut at the least card-white goes through the king (4H QH | KC 2H 5D 3D: three
+    cards read of six, each flagged). Cut where the card-white reaches least far across,
+    both parts read as hands, and that parting is kept (procedural deck 920026, never
+    trained on)."""
+    pytest.importorskip("PIL")  # the procedural decks' fonts are drawn with Pillow
+    import sys
+    from pathlib import Path
+
+    from dealer_assist.vision import reader as reader_module
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from vision_decks import procedural_deck
+
+    scene = compose({"procedural": procedural_deck(920026)}, 920026, seats=7)
+    pair = [{"4H", "QH", "KC"}, {"2H", "5D", "3D"}]
+    assert all(hand in [{str(c.card) for c in scene.cards if c.hand == h} for h in range(8)]
+               for hand in pair)
+
+    def hands_read() -> list[set[str]]:
+        return [set(h["cards"]) for h in reader.read(photo(scene))["hands"]]
+
+    assert all(hand in hands_read() for hand in pair)
+    monkeypatch.setattr(reader_module, "CUT_BY_READS", False)
+    assert not any(hand in hands_read() for hand in pair)
