@@ -15,8 +15,9 @@ shows (the betting circles and the game's rules printed on it, chips, the chip t
 alone and compared with the table's empty layout photographed again from the same place
 (the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
-dim light, a tilted camera) and on a light grey felt; the first ``--lays`` with hands laid
-in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands were read whole;
+dim light, a tilted camera) and on a light grey felt and a near-white table; the first
+``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how
+many hands were read whole;
 with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
 magnified); with ``--up-close``, one to three hands photographed up close and drawn sharp
 (``synth.up_close``); and the median time for a 12-megapixel (4000x3000) photo. The
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conditions", type=int, default=5,
                     help="1080p photos per held-out design in each of synth.CONDITIONS (a "
                          "floor around the table, warm dim light, a tilted camera...) and "
-                         "on a light grey felt")
+                         "on a light grey felt and a near-white table")
     ap.add_argument("--lays", type=int, default=0,
                     help="photos per held-out design with hands laid in each of synth.LAYS "
                          "(spread wide; laid apart, 12 MP)")
@@ -310,6 +311,13 @@ def main(argv: list[str] | None = None) -> int:
                   for sc, (_, seed) in zip(grey, plain, strict=True)]
         times, results = run(reader, shaded)
         print(f"{row('  ... in a hard shadow', totals(shaded, results))} "
+              f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
+        # a near-white table (a desk, a light cloth): the cards stand little above it
+        light = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
+                         felt=(0, 0, 200))
+                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        times, results = run(reader, light)
+        print(f"{row('near-white table', totals(light, results))} "
               f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart
