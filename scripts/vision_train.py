@@ -48,12 +48,7 @@ from dealer_assist.vision.net import (  # noqa: E402
     WHITE_LEVEL,
     IndexNet,
 )
-from dealer_assist.vision.trainset import (  # noqa: E402
-    LIGHT_SHARE,
-    Patches,
-    synth_looks,
-    synth_patches,
-)
+from dealer_assist.vision.trainset import Patches, synth_looks, synth_patches  # noqa: E402
 
 #: Procedural deck seeds at or above this are kept for calibration, never trained on.
 CALIBRATION_SEED = 900_000
@@ -61,8 +56,7 @@ CALIBRATION_SEED = 900_000
 
 def _job(args: tuple[str, int, int] | tuple[str, int, int, str]) -> Patches:
     """One job's windows: the index network's (sliding along every frame), or with a
-    fourth element "looks" the second look's (on every visible index); "light looks" the
-    same with ``trainset.LIGHT_SHARE`` of the hands on a light table."""
+    fourth element "looks" the second look's (on every visible index)."""
     deck, seed, scenes = args[:3]
     import cv2
 
@@ -70,8 +64,6 @@ def _job(args: tuple[str, int, int] | tuple[str, int, int, str]) -> Patches:
     faces = procedural_deck(int(deck[5:])) if deck.startswith("proc:") else load_deck(deck)
     if args[3:] == ("looks",):
         return synth_looks(faces, seed, scenes)
-    if args[3:] == ("light looks",):
-        return synth_looks(faces, seed, scenes, LIGHT_SHARE)
     return synth_patches(faces, seed, scenes)
 
 
