@@ -1098,12 +1098,17 @@ def _cut_row(row: Blob, mask: np.ndarray, s: float, min_area: float,
     return out
 
 
+#: Two partings of a row are the same when each part's centre lies within this many
+#: pixels of the photo of one of the other's (``_same_parts``).
+SAME_PART = 4.0
+
+
 def _same_parts(one: list[Blob], other: list[Blob]) -> bool:
-    """Whether two partings of a row are the same: as many parts, each centred within a
-    few pixels of one of the other's."""
+    """Whether two partings of a row are the same: as many parts, each centred within
+    SAME_PART pixels of one of the other's."""
     if len(one) != len(other):
         return False
-    return all(min(math.dist(a.centre, b.centre) for b in other) < 4.0 for a in one)
+    return all(min(math.dist(a.centre, b.centre) for b in other) < SAME_PART for a in one)
 
 
 #: A region is cut in two only where its card-white across is narrower than this share of its
@@ -1140,16 +1145,18 @@ def _cut_in_two(blob: Blob, mask: np.ndarray, s: float, min_area: float,
         return []
     t = (xs + x0 - centre[0]) * u[0] + (ys + y0 - centre[1]) * u[1] + length / 2
     bins = np.clip(t, 0, length).astype(int)
+    # at each point along the row: how far its card-white reaches across, or how much of
+    # it lies across
     if reach:
         across = (xs + x0 - centre[0]) * -u[1] + (ys + y0 - centre[1]) * u[0]
         top = np.full(int(length) + 1, -np.inf)
         bottom = np.full(int(length) + 1, np.inf)
         np.maximum.at(top, bins, across)
         np.minimum.at(bottom, bins, across)
-        counts = np.where(top >= bottom, top - bottom + 1, 0.0)
+        along = np.where(top >= bottom, top - bottom + 1, 0.0)
     else:
-        counts = np.bincount(bins, minlength=int(length) + 1)
-    profile = np.convolve(counts, np.ones(5) / 5, mode="same")
+        along = np.bincount(bins, minlength=int(length) + 1)
+    profile = np.convolve(along, np.ones(5) / 5, mode="same")
     cut = lo + int(np.argmin(profile[lo:hi]))
     if profile[cut] >= WAIST * min(np.linalg.norm(a), np.linalg.norm(b)):
         return []  # no waist: one hand, spread wide
