@@ -48,12 +48,7 @@ from dealer_assist.vision.net import (  # noqa: E402
     WHITE_LEVEL,
     IndexNet,
 )
-from dealer_assist.vision.trainset import (  # noqa: E402
-    LIGHT_SHARE,
-    Patches,
-    synth_looks,
-    synth_patches,
-)
+from dealer_assist.vision.trainset import Patches, synth_looks, synth_patches  # noqa: E402
 
 #: Procedural deck seeds at or above this are kept for calibration, never trained on.
 CALIBRATION_SEED = 900_000
@@ -61,9 +56,7 @@ CALIBRATION_SEED = 900_000
 
 def _job(args: tuple[str, int, int] | tuple[str, int, int, str]) -> Patches:
     """One job's windows: the index network's (sliding along every frame), or with a
-    fourth element "looks" the second look's (on every visible index); "light looks" and
-    "light" the second look's and the index network's with ``trainset.LIGHT_SHARE`` of the
-    hands on a light table."""
+    fourth element "looks" the second look's (on every visible index)."""
     deck, seed, scenes = args[:3]
     import cv2
 
@@ -71,10 +64,6 @@ def _job(args: tuple[str, int, int] | tuple[str, int, int, str]) -> Patches:
     faces = procedural_deck(int(deck[5:])) if deck.startswith("proc:") else load_deck(deck)
     if args[3:] == ("looks",):
         return synth_looks(faces, seed, scenes)
-    if args[3:] == ("light looks",):
-        return synth_looks(faces, seed, scenes, LIGHT_SHARE)
-    if args[3:] == ("light",):
-        return synth_patches(faces, seed, scenes, LIGHT_SHARE)
     return synth_patches(faces, seed, scenes)
 
 
@@ -369,13 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
     ap.add_argument("--build-only", action="store_true",
                     help="make and cache the windows (--parts) without training")
-    ap.add_argument("--light-felts", action="store_true",
-                    help="half the hands on a light table (trainset.LIGHT_FELT), for a "
-                         "fine-tune on them")
     args = ap.parse_args(argv)
     t0 = time.time()
-    data = build(jobs_for(args, args.seed, ("light",) if args.light_felts else ()),
-                 args.workers, args.parts, args.build_minutes)
+    data = build(jobs_for(args, args.seed), args.workers, args.parts, args.build_minutes)
     print(f"training windows: {len(data.x)} ({int((data.rank != NONE).sum())} on an index) "
           f"from {', '.join(TRAIN_DECKS)} and {args.proc_decks} procedural decks "
           f"in {time.time() - t0:.0f}s", flush=True)
@@ -400,7 +385,6 @@ def main(argv: list[str] | None = None) -> int:
         "jumbo_index_share": JUMBO_SHARE, "line_art_share": LINE_ART_SHARE,
         "extra_font_share": EXTRA_FONT_SHARE,
         "training_minutes": args.minutes, "seed": args.seed, "temperature": temperature,
-        "light_felts": args.light_felts,
         "calibration": {"decks": calib_decks, **window_accuracy(net, calib)},
         "held_out_window_accuracy": {},
     }

@@ -170,15 +170,12 @@ def main(argv: list[str] | None = None) -> int:
                     "(a folder seed-N per seed, a file per job)")
     ap.add_argument("--build-minutes", type=float, help="time budget for making windows")
     ap.add_argument("--build-only", action="store_true")
-    ap.add_argument("--light-felts", action="store_true",
-                    help="half the hands on a light table (trainset.LIGHT_FELT), for a "
-                         "fine-tune on them")
     args = ap.parse_args(argv)
     t0 = time.time()
     seeds = [int(v) for v in args.seeds.split(",")]
     sets, decks = [], set()
     for seed in seeds:
-        jobs = jobs_for(args, seed, ("light looks",) if args.light_felts else ("looks",))
+        jobs = jobs_for(args, seed, ("looks",))
         sets.append(build(jobs, args.workers, args.parts / f"seed-{seed}" if args.parts else None,
                           args.build_minutes))
         decks |= {j[0] for j in jobs}
@@ -206,7 +203,6 @@ def main(argv: list[str] | None = None) -> int:
               "extra_font_share": EXTRA_FONT_SHARE,
               "training_minutes": args.minutes, "epochs": args.epochs,
               "resumed_from": str(args.resume) if args.resume else None,
-              "light_felts": args.light_felts,
               "held_out_window_accuracy": held}
     print(json.dumps(held), flush=True)
     args.out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")

@@ -155,30 +155,16 @@ def photo_effects(img: np.ndarray, rng: np.random.Generator, card_h: float,
     return np.asarray(dec)
 
 
-#: The hue, saturation and value (OpenCV's) ranges of a light table (a desk, a light cloth,
-#: a light grey felt) some training hands are laid on (``hand_scene``'s ``light``): the
-#: felts drawn otherwise are saturated and 60-150 bright (``synth._felt``), and the reader
-#: read hands on a near-white table unsure (card_models/README.md, "A near-white table").
-LIGHT_FELT = ((0.0, 180.0), (0.0, 70.0), (150.0, 225.0))
-#: The share of a fine-tune's hands laid so (``vision_train.py`` and
-#: ``vision_train_second.py --light-felts``).
-LIGHT_SHARE = 0.5
-
-
 def hand_scene(faces: dict[Card, Face], rng: np.random.Generator,
-               cards: list[Card] | None = None, mishaps: bool = False,
-               light: float = 0.0) -> tuple[np.ndarray, list[tuple[Card, np.ndarray]]]:
+               cards: list[Card] | None = None, mishaps: bool = False) -> tuple[
+        np.ndarray, list[tuple[Card, np.ndarray]]]:
     """One spread hand on felt: the photo and its cards (bottom first) with corners;
-    ``mishaps``: see ``photo_effects``; ``light``: the share of hands laid on a light,
-    nearly grey table (``LIGHT_FELT``) instead of a coloured felt."""
+    ``mishaps``: see ``photo_effects``."""
     n = len(cards) if cards else int(rng.choice([3, 3, 3, 3, 2, 1]))
     chosen = cards or [DECK[int(i)] for i in rng.choice(52, n, replace=False)]
     ch = float(rng.uniform(80, 280))
     size = int(ch * 2.6)
-    # drawn only when asked for, so the hands drawn without are as before
-    table = (tuple(float(rng.uniform(*r)) for r in LIGHT_FELT)
-             if light and rng.random() < light else None)
-    canvas = _felt(rng, size, size, table)  # type: ignore[arg-type]
+    canvas = _felt(rng, size, size)
     hangle = rng.uniform(0, 360)
     sample = faces[chosen[0]].bgra
     w = sample.shape[1] * ch / sample.shape[0]
@@ -294,21 +280,18 @@ def looks_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndar
 
 
 def _synth(faces: dict[Card, Face], seed: int, scenes: int,
-           cut: Callable[..., Patches], light: float = 0.0) -> Patches:
+           cut: Callable[..., Patches]) -> Patches:
     rng = np.random.default_rng(seed)
-    parts = [cut(*hand_scene(faces, rng, mishaps=True, light=light), rng=rng)
-             for _ in range(scenes)]
+    parts = [cut(*hand_scene(faces, rng, mishaps=True), rng=rng) for _ in range(scenes)]
     return Patches(np.concatenate([p.x for p in parts]), np.concatenate([p.rank for p in parts]),
                    np.concatenate([p.suit for p in parts]))
 
 
-def synth_looks(faces: dict[Card, Face], seed: int, scenes: int,
-                light: float = 0.0) -> Patches:
-    """``looks_from_photo`` over ``scenes`` rendered hands (``light``: as ``hand_scene``)."""
-    return _synth(faces, seed, scenes, looks_from_photo, light)
+def synth_looks(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
+    """``looks_from_photo`` over ``scenes`` rendered hands."""
+    return _synth(faces, seed, scenes, looks_from_photo)
 
 
-def synth_patches(faces: dict[Card, Face], seed: int, scenes: int,
-                  light: float = 0.0) -> Patches:
-    """``patches_from_photo`` over ``scenes`` rendered hands (``light``: as ``hand_scene``)."""
-    return _synth(faces, seed, scenes, patches_from_photo, light)
+def synth_patches(faces: dict[Card, Face], seed: int, scenes: int) -> Patches:
+    """``patches_from_photo`` over ``scenes`` rendered hands."""
+    return _synth(faces, seed, scenes, patches_from_photo)
