@@ -1049,53 +1049,47 @@ def _split_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float,
     first = card_height(blobs)
     if first is None:
         return blobs
-    card_h = first
+    out, origin, card_h = _cut_rows(blobs, mask, s, min_area, first, remeasure=True)
+    if other_cuts is not None:
+        for i, row in enumerate(blobs):
+            if blob_sides(row)[1] <= ROW_OF_HANDS * card_h:
+                continue
+            mine = [k for k, o in enumerate(origin) if o == i]
+            other = _cut_rows([row], mask, s, min_area, card_h, reach=True)[0]
+            if not _same_parts([out[k] for k in mine], other):
+                other_cuts.append((mine, other))
+    return out
+
+
+def _cut_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float,
+              card_h: float, reach: bool = False, remeasure: bool = False) -> tuple[
+        list[Blob], list[int], float]:
+    """``blobs`` each cut in two (``_cut_in_two``, with ``reach``) while longer than
+    ROW_OF_HANDS card heights, 16 cuts at most: the parts, the index in ``blobs`` each
+    came from, and the card height last used (with ``remeasure``, measured again after
+    each cut, never under REMEASURE_FLOOR of ``card_h``; else ``card_h``)."""
+    first = card_h
     out: list[Blob] = []
     origin: list[int] = []
     todo = [(b, i) for i, b in enumerate(blobs)]
     cuts = 0
     while todo:
         blob, i = todo.pop()
-        parts = (_cut_in_two(blob, mask, s, min_area)
+        parts = (_cut_in_two(blob, mask, s, min_area, reach)
                  if blob_sides(blob)[1] > ROW_OF_HANDS * card_h and cuts < 16 else [])
         cuts += bool(parts)
         if parts:
             todo += [(p, i) for p in parts]
-            # the rows cut apart may now show single hands; pieces of hands cut up (taken
-            # for hands) must not drive the measure down and every hand be cut up in turn
-            card_h = max(card_height(out + [b for b, _ in todo]) or card_h,
-                         REMEASURE_FLOOR * first)
+            if remeasure:
+                # the rows cut apart may now show single hands; pieces of hands cut up
+                # (taken for hands) must not drive the measure down and every hand be cut
+                # up in turn
+                card_h = max(card_height(out + [b for b, _ in todo]) or card_h,
+                             REMEASURE_FLOOR * first)
         else:
             out.append(blob)
             origin.append(i)
-    if other_cuts is not None:
-        for i, row in enumerate(blobs):
-            if blob_sides(row)[1] <= ROW_OF_HANDS * card_h:
-                continue
-            mine = [k for k, o in enumerate(origin) if o == i]
-            other = _cut_row(row, mask, s, min_area, card_h)
-            if not _same_parts([out[k] for k in mine], other):
-                other_cuts.append((mine, other))
-    return out
-
-
-def _cut_row(row: Blob, mask: np.ndarray, s: float, min_area: float,
-             card_h: float) -> list[Blob]:
-    """``row`` cut where its card-white reaches least far across, then each part again
-    while it is longer than ROW_OF_HANDS card heights (``card_h``)."""
-    out: list[Blob] = []
-    todo = [row]
-    cuts = 0
-    while todo:
-        blob = todo.pop()
-        parts = (_cut_in_two(blob, mask, s, min_area, reach=True)
-                 if blob_sides(blob)[1] > ROW_OF_HANDS * card_h and cuts < 16 else [])
-        cuts += bool(parts)
-        if parts:
-            todo += parts
-        else:
-            out.append(blob)
-    return out
+    return out, origin, card_h
 
 
 #: Two partings of a row are the same when each part's centre lies within this many

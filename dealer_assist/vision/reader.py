@@ -412,10 +412,16 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     return min(fits)[1]
 
 
+def _best_frame(row: list[_FrameEval]) -> int:
+    """Which of a region's four frames (read) reads best: the most index score, the first
+    on a tie."""
+    return max(range(len(row)), key=lambda k: (row[k].score, -k))
+
+
 def _hands_read(rows: list[list[_FrameEval]]) -> int:
     """How many of the regions (each its four frames, read) show three indices in the frame
     that reads best."""
-    return sum(len(max(row, key=lambda fe: fe.score).peaks) == 3 for row in rows)
+    return sum(len(row[_best_frame(row)].peaks) == 3 for row in rows)
 
 
 def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
@@ -622,7 +628,7 @@ class Reader:
         index_score = 1.0 - rank[:, NONE]
         found: list[tuple[Blob, _FrameEval, _FrameEval]] = []
         for blob, row in zip(blobs, evals, strict=True):
-            best = max(range(4), key=lambda k: (row[k].score, -k))
+            best = _best_frame(row)
             if not row[best].peaks:
                 self.unread.append(blob)
                 continue
