@@ -1245,6 +1245,18 @@ def look_window(pyr: Pyramid, frame: Frame, x: float, s: float = 1.0,
 
 #: How far above its frame's top edge (frame pixels) a card's top is looked for.
 TOP_REACH = 14
+#: Where what passes for paper reaches the top of that reach, no edge is seen: it is taken
+#: for the card only when as bright as the card's paper, this share of it in every channel.
+#: A near-white table (value 200; card paper ~255) passed for paper, and every index on it
+#: was read through windows moved up into the table: 2026-12-04, one photo each of the
+#: training designs' tables on it (seeds 930000-930029, 720 cards) read 558 right, 218
+#: sure -> 580, 490; procedural decks never trained on (920000-920029) 522, 93 -> 561,
+#: 383; light grey felt 677, 486 -> 681, 507. Reads on casino felts as before (procedural
+#: 920000-920059, threshold decks 910000-910029, spread wide, camera tilted, printed felt;
+#: the training designs' 930000-930059), 0 silent throughout. 0.95 lost 2 cards spread
+#: wide; 0.85 kept fewer on the near-white table (540 right); never moving on paper from
+#: the top lost 2 spread wide and 1 tilted.
+TOP_SAME = 0.9
 
 
 def card_top(pyr: Pyramid, frame: Frame, x: float) -> float:
@@ -1265,4 +1277,11 @@ def card_top(pyr: Pyramid, frame: Frame, x: float) -> float:
     is_paper = (top >= 0.72 * paper).all(axis=2) & (hi - lo < 0.25 * float(paper.max()))
     rows = is_paper.mean(axis=1) > 0.6
     runs = np.flatnonzero(rows[:-3] & rows[1:-2] & rows[2:-1] & rows[3:])  # 4 rows of paper
-    return float(runs[0] - TOP_REACH) if len(runs) and runs[0] < TOP_REACH else 0.0
+    if not len(runs) or runs[0] >= TOP_REACH:
+        return 0.0
+    # paper from the band's very top shows no edge: a card standing that far above the
+    # region, or a light table (a desk, a white cloth) passing for paper; only paper as
+    # bright as the card's own is taken for the card
+    if runs[0] == 0 and (np.median(top[:4].reshape(-1, 3), axis=0) < TOP_SAME * paper).any():
+        return 0.0
+    return float(runs[0] - TOP_REACH)
