@@ -172,6 +172,18 @@ FIRST_SIZES = 2
 #: 468 (327) the same. Keeping the other way only where all its parts read as hands lost
 #: the printed gain (598).
 CUT_BY_READS = True
+#: A region found not card-like (``geometry.find_blobs``' rejected: a hand of court cards
+#: whose art leaves its card-white crumbled, filling less than a card's share of its
+#: rectangle) is read all the same, and taken for a hand where a frame of it reads this
+#: many indices or more (0: never; before, every such region went to the dealer unread).
+#: 2026-12-04, one photo each, right / sure, 0 silent throughout: the training designs'
+#: tables (seeds 930000-930029) on a beige table 684 / 636 -> 693 / 644, on a near-white
+#: one 580 / 490 -> 593 / 500; procedural decks on a near-white table (920000-920029) 561
+#: / 383 -> 573 / 394; the same as before on procedural 920000-920059, the training
+#: designs' 930000-930059, printed felt, light grey, threshold decks, spread wide and
+#: camera tilted. 2 read 2-4 more on the near-white tables; 3 keeps to regions read as a
+#: whole hand. About 1.5 ms more per 1080p photo (printed felt: 6 ms).
+READ_REJECTED = 3
 MODEL_NAME = "index_net.onnx"
 #: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
 #: hand's cards (from one card's left edge to the next's) within which unseen cards are
@@ -412,6 +424,20 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     return min(fits)[1]
 
 
+def _hand_sized(blob: Blob, card_h: float) -> bool:
+    """Whether ``blob``'s rectangle could hold a hand of cards ``card_h`` high: its short
+    side at least half a card high, its long side no longer than a hand
+    (``geometry.ROW_OF_HANDS``).
+
+    >>> corners = lambda w, h: np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    >>> [_hand_sized(Blob(corners(w, h), 1.0, (0, 0), corners(w, h)), 100.0)
+    ...  for w, h in ((130, 100), (1322, 14), (60, 40), (200, 100))]
+    [True, False, False, False]
+    """
+    sides = np.linalg.norm(np.roll(blob.corners, -1, axis=0) - blob.corners, axis=1)
+    return bool(min(sides) >= 0.5 * card_h and max(sides) <= ROW_OF_HANDS * card_h)
+
+
 def _best_frame(row: list[_FrameEval]) -> int:
     """Which of a region's four frames (read) reads best: the most index score, the first
     on a tie."""
@@ -603,6 +629,9 @@ class Reader:
         self.card_h = card_height(blobs)
         step = 2 if self.exhaustive else RUN_STEP
         evals, rank, suit, feats = self._frames_of(pyr, blobs, step)
+        if READ_REJECTED and self.unread:
+            blobs, evals, rank, suit, feats = self._read_rejected(
+                pyr, step, blobs, evals, (rank, suit, feats))
         # a region where fewer than three indices were read in every frame of its
         # rectangle: again in the frames of the quadrilateral that fits it and of the
         # parallelogram along its cards' edges, kept if they read more (a hand seen at a
@@ -651,6 +680,35 @@ class Reader:
         if RESCALES:
             self._read_rescaled(pyr, [c for h in hands for c in h.cards])
         return hands
+
+    def _read_rejected(self, pyr: Pyramid, step: int, blobs: list[Blob],
+                       evals: list[list[_FrameEval]],
+                       reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
+            list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
+        """The regions found not card-like (``self.unread``) read all the same: each whose
+        best frame reads ``READ_REJECTED`` indices or more joins the regions found (its
+        frames' windows after ``reads``' in the returned rank and suit probabilities and
+        embeddings); the rest stay unread."""
+        card_h = self.card_h
+        # only regions of a hand's size: a sliver along the rail or a floor's edge, read
+        # in frames as high as a card, is a strip hundreds of windows long
+        sized = [b for b in self.unread if card_h is not None and _hand_sized(b, card_h)]
+        if not sized:
+            return blobs, evals, *reads
+        again, rank2, suit2, feats2 = self._frames_of(pyr, sized, step)
+        first = len(reads[0])
+        unread = [b for b in self.unread if not any(b is s for s in sized)]
+        for blob, row in zip(sized, again, strict=True):
+            if max(len(fe.peaks) for fe in row) < READ_REJECTED:
+                unread.append(blob)
+                continue
+            for fe in row:
+                fe.start += first
+            blobs, evals = [*blobs, blob], [*evals, row]
+        self.unread = unread
+        rank, suit, feats = (np.concatenate([a, b]) for a, b in zip(
+            reads, (rank2, suit2, feats2), strict=True))
+        return blobs, evals, rank, suit, feats
 
     def _better_cuts(self, pyr: Pyramid, step: int, other_cuts: list[OtherCut],
                      blobs: list[Blob], evals: list[list[_FrameEval]],
