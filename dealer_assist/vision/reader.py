@@ -182,7 +182,9 @@ CUT_BY_READS = True
 #: / 383 -> 573 / 394; the same as before on procedural 920000-920059, the training
 #: designs' 930000-930059, printed felt, light grey, threshold decks, spread wide and
 #: camera tilted. 2 read 2-4 more on the near-white tables; 3 keeps to regions read as a
-#: whole hand. About 1.5 ms more per 1080p photo (printed felt: 6 ms).
+#: whole hand. Only regions of a hand's size are read (``_hand_sized``): read too, the
+#: slivers along a floor's edge cost a second a photo. About 1.5 ms more per procedural
+#: 1080p photo, 6 ms on printed felt (measured before that bound).
 READ_REJECTED = 3
 MODEL_NAME = "index_net.onnx"
 #: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
@@ -697,15 +699,14 @@ class Reader:
             return blobs, evals, *reads
         again, rank2, suit2, feats2 = self._frames_of(pyr, sized, step)
         first = len(reads[0])
-        unread = [b for b in self.unread if not any(b is s for s in sized)]
-        for blob, row in zip(sized, again, strict=True):
-            if max(len(fe.peaks) for fe in row) < READ_REJECTED:
-                unread.append(blob)
-                continue
-            for fe in row:
-                fe.start += first
-            blobs, evals = [*blobs, blob], [*evals, row]
-        self.unread = unread
+        hands = {id(b): row for b, row in zip(sized, again, strict=True)
+                 if max(len(fe.peaks) for fe in row) >= READ_REJECTED}
+        for blob in sized:
+            if id(blob) in hands:
+                for fe in hands[id(blob)]:
+                    fe.start += first
+                blobs, evals = [*blobs, blob], [*evals, hands[id(blob)]]
+        self.unread = [b for b in self.unread if id(b) not in hands]  # in the order found
         rank, suit, feats = (np.concatenate([a, b]) for a, b in zip(
             reads, (rank2, suit2, feats2), strict=True))
         return blobs, evals, rank, suit, feats
