@@ -436,8 +436,8 @@ def _hand_sized(blob: Blob, card_h: float) -> bool:
     ...  for w, h in ((130, 100), (1322, 14), (60, 40), (200, 100))]
     [True, False, False, False]
     """
-    sides = np.linalg.norm(np.roll(blob.corners, -1, axis=0) - blob.corners, axis=1)
-    return bool(min(sides) >= 0.5 * card_h and max(sides) <= ROW_OF_HANDS * card_h)
+    short, long = blob_sides(blob)
+    return short >= 0.5 * card_h and long <= ROW_OF_HANDS * card_h
 
 
 def _best_frame(row: list[_FrameEval]) -> int:
@@ -645,14 +645,11 @@ class Reader:
                     and (q := other(blobs[i])) is not None]
             if not redo:
                 continue
-            again, rank2, suit2, feats2 = self._frames_of(pyr, [q for _, q in redo], step)
+            again, (rank, suit, feats) = self._read_more(
+                pyr, step, [q for _, q in redo], (rank, suit, feats))
             for (i, alt), row in zip(redo, again, strict=True):
                 if max(fe.score for fe in row) > max(fe.score for fe in evals[i]):
-                    for fe in row:
-                        fe.start += len(rank)
                     blobs[i], evals[i] = alt, row
-            rank, suit = np.concatenate([rank, rank2]), np.concatenate([suit, suit2])
-            feats = np.concatenate([feats, feats2])
         if other_cuts and CUT_BY_READS:
             blobs, evals, rank, suit, feats = self._better_cuts(
                 pyr, step, other_cuts, blobs, evals, (rank, suit, feats))
@@ -683,6 +680,20 @@ class Reader:
             self._read_rescaled(pyr, [c for h in hands for c in h.cards])
         return hands
 
+    def _read_more(self, pyr: Pyramid, step: int, more: list[Blob],
+                   reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
+            list[list[_FrameEval]], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The frames of regions ``more``, read after ``reads`` (rank, suit, embeddings of
+        the windows read so far): their frames, their windows' places counted on from
+        those, and the reads with theirs added."""
+        again, *more_reads = self._frames_of(pyr, more, step)
+        for row in again:
+            for fe in row:
+                fe.start += len(reads[0])
+        rank, suit, feats = (np.concatenate([a, b]) for a, b in zip(
+            reads, more_reads, strict=True))
+        return again, (rank, suit, feats)
+
     def _read_rejected(self, pyr: Pyramid, step: int, blobs: list[Blob],
                        evals: list[list[_FrameEval]],
                        reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
@@ -692,24 +703,20 @@ class Reader:
         frames' windows after ``reads``' in the returned rank and suit probabilities and
         embeddings); the rest stay unread."""
         card_h = self.card_h
+        if card_h is None:
+            return blobs, evals, *reads
         # only regions of a hand's size: a sliver along the rail or a floor's edge, read
         # in frames as high as a card, is a strip hundreds of windows long
-        sized = [b for b in self.unread if card_h is not None and _hand_sized(b, card_h)]
+        sized = [b for b in self.unread if _hand_sized(b, card_h)]
         if not sized:
             return blobs, evals, *reads
-        again, rank2, suit2, feats2 = self._frames_of(pyr, sized, step)
-        first = len(reads[0])
-        hands = {id(b): row for b, row in zip(sized, again, strict=True)
-                 if max(len(fe.peaks) for fe in row) >= READ_REJECTED}
-        for blob in sized:
-            if id(blob) in hands:
-                for fe in hands[id(blob)]:
-                    fe.start += first
-                blobs, evals = [*blobs, blob], [*evals, hands[id(blob)]]
-        self.unread = [b for b in self.unread if id(b) not in hands]  # in the order found
-        rank, suit, feats = (np.concatenate([a, b]) for a, b in zip(
-            reads, (rank2, suit2, feats2), strict=True))
-        return blobs, evals, rank, suit, feats
+        again, (rank, suit, feats) = self._read_more(pyr, step, sized, reads)
+        hands = [(b, row) for b, row in zip(sized, again, strict=True)
+                 if max(len(fe.peaks) for fe in row) >= READ_REJECTED]
+        read = {id(b) for b, _ in hands}
+        self.unread = [b for b in self.unread if id(b) not in read]  # in the order found
+        return ([*blobs, *(b for b, _ in hands)], [*evals, *(row for _, row in hands)],
+                rank, suit, feats)
 
     def _better_cuts(self, pyr: Pyramid, step: int, other_cuts: list[OtherCut],
                      blobs: list[Blob], evals: list[list[_FrameEval]],
@@ -719,9 +726,8 @@ class Reader:
         parted that way instead where more of its parts then read as a hand (three indices
         seen); the regions, their frames and the windows' reads (``reads``: rank, suit,
         embeddings) with those parts in place of the first cut's."""
-        rank, suit, feats = reads
-        again, rank2, suit2, feats2 = self._frames_of(
-            pyr, [b for _, parts in other_cuts for b in parts], step)
+        again, more_reads = self._read_more(
+            pyr, step, [b for _, parts in other_cuts for b in parts], reads)
         drop: set[int] = set()
         added: list[tuple[Blob, list[_FrameEval]]] = []
         k = 0
@@ -732,15 +738,10 @@ class Reader:
                 drop.update(mine)
                 added += zip(parts, rows, strict=True)
         if not added:
-            return blobs, evals, rank, suit, feats
-        for _, row in added:
-            for fe in row:
-                fe.start += len(rank)
+            return blobs, evals, *reads
         kept = [i for i in range(len(blobs)) if i not in drop]
         return ([blobs[i] for i in kept] + [b for b, _ in added],
-                [evals[i] for i in kept] + [row for _, row in added],
-                np.concatenate([rank, rank2]), np.concatenate([suit, suit2]),
-                np.concatenate([feats, feats2]))
+                [evals[i] for i in kept] + [row for _, row in added], *more_reads)
 
     def _read_rescaled(self, pyr: Pyramid, cards: list[CardRead]) -> None:
         """Read each card's index again at each of ``RESCALES`` (one forward pass for all)
