@@ -15,17 +15,25 @@ import numpy as np
 #: The least step (grey levels) between card-white and the felt beside an edge point for
 #: it to be measured, and the least points measured in a direction for its width to count.
 EDGE_STEP, EDGE_POINTS = 40, 30
+#: How far (working pixels) each way across an edge its step is read: past a camera
+#: moving's widest edges (about 4). 2026-12-04: at 3 a moving camera's photos measured
+#: from 3.01 (3.22 at 5); sharp photos' widest were 2.36-2.52 at 3 to 6.
+STEP_REACH = 5
 #: Edge directions (of 180 degrees) measured apart: a camera moving widens one of them.
 DIRECTIONS = 8
 #: A photo is blurred when its widest edges are BLUR_WIDTH working pixels wide and
 #: BLUR_SHARE of its cards' height or more (cards photographed up close, hundreds of pixels
-#: high, read well with edges a few pixels wide). 2026-12-03, procedural photos (seeds
-#: 920000-920029; 920000-920014 for grey and printed felt, laid apart, floor, tablecloth):
-#: as generated, on every felt, lay and condition (255 photos) the widest 1.66-2.57, a
-#: light grey felt in a hard shadow up to 2.94; the camera moving (1/270 of the width,
-#: ``synth.in_condition``) 3.32-4.01 (30 of 30 said blurred); out of focus (1/1280)
-#: 2.56-3.01 (1 of 30).
-BLUR_WIDTH, BLUR_SHARE = 3.0, 0.03
+#: high, read well with edges a few pixels wide). 2026-12-04, 270 sharp photos (procedural
+#: decks 920000-920029 on every felt, lay and condition; the held-out designs on green
+#: felt, on a near-white table and in 12 MP): the widest 2.48 (3 with too few edges to
+#: measure). The camera moving (1/270 of the width, ``synth.in_condition``): 3.22-3.85 on
+#: green felt (30 of 30 said blurred), held-out designs 2.98-3.62 (15 of 15), light grey
+#: felt 3.07-3.56 (15 of 15), a near-white table 2.58-3.41 (14 of 15) and held out
+#: 2.57-3.16 (10 of 15). Out of focus (1/1280; such photos read about 90% right):
+#: 2.56-2.98 (16 of 30), held out 2.44-2.99 (6 of 15). Before the step was read across
+#: each edge, sharp photos on a near-white table measured up to 4.57 and 4 of 15 held out
+#: were said blurred, with the line at 3.0.
+BLUR_WIDTH, BLUR_SHARE = 2.7, 0.03
 
 
 def edge_width(work: np.ndarray, mask: np.ndarray,
@@ -58,15 +66,20 @@ def edge_width(work: np.ndarray, mask: np.ndarray,
     ys, xs = np.nonzero(edge)
     if len(ys) < EDGE_POINTS:
         return None
-    # the step: the whitest card-white near the point less the darkest felt near it
-    near = np.ones((11, 11), np.uint8)
-    clear = np.ones((9, 9), np.uint8)
-    white = cv2.dilate(cv2.bitwise_and(gray, cv2.erode(mask, clear)), near)
-    felt = cv2.erode(cv2.bitwise_or(gray, cv2.dilate(mask, clear)), near)
-    step = white[ys, xs].astype(np.float32) - felt[ys, xs]
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     steepest = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
+    # the step, read along the gradient across the edge: the brightest ahead of the point
+    # less the darkest behind it, STEP_REACH pixels each way. (The darkest pixel anywhere
+    # near was often a pip's ink beside a soft shadow line, making that soft edge look
+    # like a high step risen slowly: a wide, blurred edge.)
+    along = np.arange(-STEP_REACH, STEP_REACH + 1, dtype=np.float32)
+    slope = np.maximum(np.hypot(gx[ys, xs], gy[ys, xs]), 1e-3)
+    h, w = gray.shape
+    across_x = np.clip(np.rint(xs[:, None] + (gx[ys, xs] / slope)[:, None] * along), 0, w - 1)
+    across_y = np.clip(np.rint(ys[:, None] + (gy[ys, xs] / slope)[:, None] * along), 0, h - 1)
+    profile = gray[across_y.astype(np.intp), across_x.astype(np.intp)].astype(np.float32)
+    step = profile[:, STEP_REACH:].max(axis=1) - profile[:, :STEP_REACH + 1].min(axis=1)
     ok = step >= EDGE_STEP
     # Sobel's 3x3 weighs a rise of one grey level per pixel as 8
     width = step[ok] / np.maximum(steepest[ys, xs][ok] / 8, 1e-3)
