@@ -1092,6 +1092,30 @@ def _cut_rows(blobs: list[Blob], mask: np.ndarray, s: float, min_area: float,
     return out, origin, card_h
 
 
+def hands_in_row(blob: Blob, mask: np.ndarray, s: float, card_h: float) -> list[Blob]:
+    """``blob``, a region longer than ROW_OF_HANDS card heights ``card_h`` that was set
+    aside as not card-like (``find_blobs``' rejected), cut as a row of touching hands is
+    (``_cut_rows``) in the card-white ``mask`` of the working copy (the photo reduced ``s``
+    times); [] where it does not come apart. (Such a row is set aside when its court
+    cards' art leaves holes in its card-white, and no erosion parts it into card-like
+    regions.)
+
+    >>> mask = np.zeros((200, 400), np.uint8)
+    >>> mask[40:160, 20:150] = mask[40:160, 160:290] = 255  # two hands
+    >>> mask[90:100, 150:160] = 255                          # touching
+    >>> mask[70:130, 60:110] = 0                             # a court card's art
+    >>> row = np.array([[20, 40], [290, 40], [290, 160], [20, 160]], np.float32)
+    >>> parts = hands_in_row(Blob(row, 0.0, (155.0, 100.0), row), mask, 1.0, 100.0)
+    >>> [tuple(round(side) for side in blob_sides(p)) for p in parts]
+    [(119, 129), (119, 134)]
+    >>> hands_in_row(Blob(row, 0.0, (155.0, 100.0), row), mask, 1.0, 200.0)  # one hand
+    []
+    """
+    min_area = MIN_BLOB_SHARE * mask.shape[0] * mask.shape[1]
+    parts = _cut_rows([blob], mask, s, min_area, card_h)[0]
+    return parts if len(parts) > 1 else []
+
+
 #: Two partings of a row are the same when each part's centre lies within this many
 #: pixels of the photo of one of the other's (``_same_parts``).
 SAME_PART = 4.0
