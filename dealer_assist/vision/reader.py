@@ -198,10 +198,10 @@ READ_REJECTED = 3
 #: measured (floor, tablecloth, warm dim light, out of focus, hard shadow, light grey
 #: felt, near-white table) the same. 2026-12-04, on the tuning photos nothing changed
 #: (such regions are found on a near-white table, but none of their parts read as a hand
-#: there): procedural 920000-920059 plain, tilted and
-#: near-white, printed, spread wide, and the training designs' 930000-930059 plain and
-#: tilted, near-white 930000-930029 and 930060-930099, beige; 1 ms more per photo on a
-#: near-white table (128 against 127 ms, 12 photos alternating).
+#: there): procedural 920000-920059 plain, tilted and near-white, printed, spread wide,
+#: and the training designs' 930000-930059 plain and tilted, near-white 930000-930029 and
+#: 930060-930099, beige; 1 ms more per photo on a near-white table (128 against 127 ms,
+#: 12 photos alternating).
 ROWS_REJECTED = True
 MODEL_NAME = "index_net.onnx"
 #: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
@@ -715,16 +715,40 @@ class Reader:
                        evals: list[list[_FrameEval]],
                        reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
             list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
-        """The regions found not card-like (``self.unread``) read all the same: each whose
-        best frame reads ``READ_REJECTED`` indices or more joins the regions found (its
-        frames' windows after ``reads``' in the returned rank and suit probabilities and
-        embeddings); the rest stay unread."""
+        """The regions found not card-like (``self.unread``) read all the same, as their
+        parts (``_rejected_parts``): each part whose best frame reads ``READ_REJECTED``
+        indices or more joins the regions found (its frames' windows after ``reads``' in
+        the returned rank and suit probabilities and embeddings). A region none of whose
+        parts read stays unread whole; else its parts not read stay unread."""
         card_h = self.card_h
         if card_h is None:
             return blobs, evals, *reads
-        # only regions of a hand's size, or the parts of a row of hands: a sliver along
-        # the rail or a floor's edge, read in frames as high as a card, is a strip hundreds
-        # of windows long. Each region read: the parts it is read as.
+        parts = self._rejected_parts(pyr, card_h)
+        if not parts:
+            return blobs, evals, *reads
+        sized = [p for k in sorted(parts) for p in parts[k]]
+        again, (rank, suit, feats) = self._read_more(pyr, step, sized, reads)
+        rows = dict(zip(map(id, sized), again, strict=True))
+        hands = [(p, rows[id(p)]) for p in sized
+                 if max(len(fe.peaks) for fe in rows[id(p)]) >= READ_REJECTED]
+        read = {id(p) for p, _ in hands}
+        unread: list[Blob] = []
+        for k, b in enumerate(self.unread):  # in the order found
+            mine = parts.get(k, [b])
+            if not any(id(p) in read for p in mine):
+                unread.append(b)
+            else:
+                unread += [p for p in mine if id(p) not in read]
+        self.unread = unread
+        return ([*blobs, *(p for p, _ in hands)], [*evals, *(row for _, row in hands)],
+                rank, suit, feats)
+
+    def _rejected_parts(self, pyr: Pyramid, card_h: float) -> dict[int, list[Blob]]:
+        """The regions of ``self.unread`` to read (by their place there), each as the parts
+        it is read as: itself where it is of a hand's size (``_hand_sized``), its hands
+        where it is longer and cut as a row of hands (``ROWS_REJECTED``). A sliver along
+        the rail or a floor's edge, read in frames as high as a card, would be a strip
+        hundreds of windows long: never read."""
         parts: dict[int, list[Blob]] = {}
         for k, b in enumerate(self.unread):
             if _hand_sized(b, card_h):
@@ -736,25 +760,7 @@ class Reader:
                        if blob_sides(p)[0] >= 0.5 * card_h]
                 if row:
                     parts[k] = row
-        if not parts:
-            return blobs, evals, *reads
-        sized = [p for k in sorted(parts) for p in parts[k]]
-        again, (rank, suit, feats) = self._read_more(pyr, step, sized, reads)
-        rows = dict(zip(map(id, sized), again, strict=True))
-        hands = [(p, rows[id(p)]) for p in sized
-                 if max(len(fe.peaks) for fe in rows[id(p)]) >= READ_REJECTED]
-        read = {id(p) for p, _ in hands}
-        # a region none of whose parts read stays unread whole; else its parts not read
-        unread: list[Blob] = []
-        for k, b in enumerate(self.unread):  # in the order found
-            mine = parts.get(k, [b])
-            if not any(id(p) in read for p in mine):
-                unread.append(b)
-            else:
-                unread += [p for p in mine if id(p) not in read]
-        self.unread = unread
-        return ([*blobs, *(p for p, _ in hands)], [*evals, *(row for _, row in hands)],
-                rank, suit, feats)
+        return parts
 
     def _better_cuts(self, pyr: Pyramid, step: int, other_cuts: list[OtherCut],
                      blobs: list[Blob], evals: list[list[_FrameEval]],
