@@ -173,6 +173,8 @@ def test_scan_with_the_tablet_camera(camera_page: Any, live_server: LiveServer) 
     page.tap("[data-testid=scan]")
     expect(page.locator("[data-testid=scan-dialog]")).to_be_visible()
     expect(page.locator("[data-testid=scan-capture]")).to_be_enabled(timeout=15_000)
+    # how to hold the camera: moving, or tilted, it reads fewer cards
+    expect(page.locator("[data-testid=scan-status]")).to_contain_text("Hold the tablet still")
     page.wait_for_function("document.getElementById('scan-video').videoWidth > 0")
     size = page.evaluate("[document.getElementById('scan-video').videoWidth, "
                          "document.getElementById('scan-video').videoHeight]")

@@ -106,7 +106,9 @@
     video.srcObject = stream;
     try { await video.play(); } catch (e) { /* autoplay: the stream shows anyway */ }
     $("#scan-capture").disabled = false;
-    status("Show the whole table, then Capture.");
+    // what reads worst is said first (held out, 2026-12-04: the camera moving 78% of the
+    // cards right, tilted 94%, held still above the table 98%; card_models/README.md)
+    status("Hold the tablet still, straight above the table, every hand in view; then Capture.");
     $("#scan-capture").focus();
   }
 
