@@ -69,21 +69,22 @@ def edge_width(work: np.ndarray, mask: np.ndarray,
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     steepest = cv2.dilate(cv2.magnitude(gx, gy), np.ones((5, 5), np.uint8))
-    # the step, read along the gradient across the edge: the brightest ahead of the point
-    # less the darkest behind it, STEP_REACH pixels each way. (The darkest pixel anywhere
-    # near was often a pip's ink beside a soft shadow line, making that soft edge look
-    # like a high step risen slowly: a wide, blurred edge.)
+    # the step, read along the gradient across the edge (at the nearest pixels): the
+    # brightest ahead of the point less the darkest behind it, STEP_REACH pixels each way.
+    # (The darkest pixel anywhere near was often a pip's ink beside a soft shadow line,
+    # making that soft edge look like a high step risen slowly: a wide, blurred edge.)
     along = np.arange(-STEP_REACH, STEP_REACH + 1, dtype=np.float32)
-    slope = np.maximum(np.hypot(gx[ys, xs], gy[ys, xs]), 1e-3)
+    gxs, gys = gx[ys, xs], gy[ys, xs]
+    slope = np.maximum(np.hypot(gxs, gys), 1e-3)
     h, w = gray.shape
-    across_x = np.clip(np.rint(xs[:, None] + (gx[ys, xs] / slope)[:, None] * along), 0, w - 1)
-    across_y = np.clip(np.rint(ys[:, None] + (gy[ys, xs] / slope)[:, None] * along), 0, h - 1)
+    across_x = np.clip(np.rint(xs[:, None] + (gxs / slope)[:, None] * along), 0, w - 1)
+    across_y = np.clip(np.rint(ys[:, None] + (gys / slope)[:, None] * along), 0, h - 1)
     profile = gray[across_y.astype(np.intp), across_x.astype(np.intp)].astype(np.float32)
     step = profile[:, STEP_REACH:].max(axis=1) - profile[:, :STEP_REACH + 1].min(axis=1)
     ok = step >= EDGE_STEP
     # Sobel's 3x3 weighs a rise of one grey level per pixel as 8
     width = step[ok] / np.maximum(steepest[ys, xs][ok] / 8, 1e-3)
-    turn = np.degrees(np.arctan2(gy[ys, xs][ok], gx[ys, xs][ok])) % 180
+    turn = np.degrees(np.arctan2(gys[ok], gxs[ok])) % 180
     way = np.minimum((turn * DIRECTIONS / 180).astype(int), DIRECTIONS - 1)
     medians = [float(np.median(width[way == k])) for k in range(DIRECTIONS)
                if np.count_nonzero(way == k) >= EDGE_POINTS]
