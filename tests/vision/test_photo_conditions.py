@@ -161,11 +161,12 @@ def test_court_card_hands_on_a_beige_table(reader: Reader) -> None:
 @pytest.mark.usefixtures("can_render")
 def test_a_row_of_hands_with_court_cards_seen_tilted(reader: Reader) -> None:
     """Seen from a tilted camera the arc of seats closes up, and here four hands touch in
-    a row; two hold a court card whose art leaves a hole in its card-white, so no erosion
-    parts the row into card-like regions and all 12 cards went to the dealer as one
-    region that could not be read. That region is now cut as any row of touching hands
-    (``reader.ROWS_REJECTED``): three of its hands read, the fourth (a queen's hand) is
-    sent unread on its own. (A held-out design: this photo is where it was found.)"""
+    a row; three hold a court card whose art leaves a hole in their card-white, so no
+    erosion parts the row into card-like regions, and all 12 cards went to the dealer as
+    one region that could not be read (11 of the table's 24 right). That region is now cut
+    as any row of touching hands is (``reader.ROWS_REJECTED``): three of its hands read
+    (21 right), the queen of clubs' hand is sent unread on its own. (A held-out design:
+    this photo is where it was found.)"""
     from dealer_assist.vision.faces import load_deck
     from dealer_assist.vision.synth import moved_truth
 
