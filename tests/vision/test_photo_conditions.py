@@ -185,6 +185,25 @@ def test_a_row_of_hands_with_court_cards_seen_tilted(reader: Reader) -> None:
     assert len(unread) == 1
 
 
+def test_near_hands_seen_tilted_are_not_taken_for_two(reader: Reader) -> None:
+    """Seen from a tilted camera the hands near it are larger than the far ones, and two
+    single hands here were flagged as possibly hiding another hand: their size is now
+    set against the size a hand has at their place (``reader.LOCAL_SIZE``)."""
+    pytest.importorskip("PIL")
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_decks import procedural_deck
+    from vision_threshold import unflagged_wrong
+
+    from dealer_assist.vision.synth import moved_truth
+
+    scene = compose({"proc:920011": procedural_deck(920011)}, 9200118, seats=7)
+    photo, moved = _taken_in(scene.image, "camera tilted", 920011)
+    result = reader.read(photo)
+    wrong, _, right = unflagged_wrong(result, moved_truth(scene.cards, moved))
+    assert wrong == [] and right >= 20, (wrong, right)
+    assert not [n for n in result["needs_confirmation"] if "larger than a hand" in n["reason"]]
+
+
 @pytest.mark.parametrize(("deck", "felt", "least"), [
     (920002, None, 24), (920008, None, 23), (920010, None, 24), (920012, None, 24),
     (920001, (0, 0, 160), 23)])
