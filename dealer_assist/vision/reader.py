@@ -105,6 +105,8 @@ OVERSIZED_HAND = 1.9
 #: 930000-930059 1,387 / 1,004 -> 1,387 / 1,066; every hand no longer flagged held three
 #: cards. Unchanged on procedural plain, grey, near-white, printed, spread wide, laid apart,
 #: threshold decks and the training designs' plain (one more sure) and near-white tables.
+#: Held out: camera tilted sure 169 -> 180 of 360; a light grey felt in a hard shadow, one
+#: hand more flagged; every other row the same.
 #: With the rows of touching hands left uncut (``geometry._split_rows``) and tables drawn
 #: 0.7 and 0.8 as large (hands touching more), every hand read over two hands' cards was
 #: flagged or not flagged alike with and without it.
