@@ -994,9 +994,9 @@ class Reader:
         for item in confirm:
             if item.get("hand") is not None:
                 item["hand"] = renumber[item["hand"]]
-        size_here = hand_sizes([h.centre for h in hands],
-                               [h.area if len(h.cards) == 3 and h.pieces == 1 else None
-                                for h in hands])
+        typical, size_here = hand_sizes([h.centre for h in hands],
+                                        [h.area if len(h.cards) == 3 and h.pieces == 1
+                                         else None for h in hands])
         out_cards: list[dict[str, Any]] = []
         seen: dict[str, list[int]] = {}
         reads = [(hi, c) for hi, hand in enumerate(hands) for c in hand.cards]
@@ -1047,8 +1047,7 @@ class Reader:
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
             elif hand.pieces == 1 and (hand.area > OVERSIZED_HAND * size_here[hi] ** 2 or (
                     not hand.spans and self.card_h
-                    and hand.length > ROW_OF_HANDS * self.card_h * size_here[hi]
-                    / max(float(np.median(size_here)), 1e-6))):
+                    and hand.length > ROW_OF_HANDS * self.card_h * size_here[hi] / typical)):
                 # two hands that touch and were not told apart read as one: the other
                 # hand's cards would be missing without a word (a hand joined from pieces
                 # holds their cards, each piece fewer than three; a hand spread wide is as
@@ -1124,26 +1123,29 @@ def in_doubt(result: dict[str, Any]) -> tuple[set[tuple[int, str]], set[int]]:
     return cards, hands
 
 
-def hand_sizes(centres: list[tuple[float, float]], areas: list[float | None]) -> list[float]:
-    """How large (the square root of its region's area, in pixels) one hand would be at
-    each of ``centres``: from the hands whose ``areas`` are given (None: not one hand of
-    three cards), fitted as a plane over the photo where LOCAL_SIZE and there are
-    LOCAL_HANDS of them or more (a tilted camera makes the near hands larger), else their
-    median; math.inf without any.
+def hand_sizes(centres: list[tuple[float, float]],
+               areas: list[float | None]) -> tuple[float, list[float]]:
+    """How large (the square root of its region's area, in pixels) one hand is in the
+    photo, and would be at each of ``centres``: from the hands whose ``areas`` are given
+    (None: not one hand of three cards), at each place a plane fitted over the photo where
+    LOCAL_SIZE and there are LOCAL_HANDS of them or more (a tilted camera makes the near
+    hands larger), and the median of those; else the median hand's everywhere; 1.0 and
+    math.inf without any.
 
     >>> at = [(0, 0), (100, 0), (0, 100), (100, 100), (50, 50), (50, 100)]
     >>> near = [100, 100, 150, 150, 125, 212]     # the last: two near hands read as one
-    >>> [round(v) for v in hand_sizes(at, [v * v for v in near])]
-    [100, 100, 150, 150, 125, 150]
+    >>> typical, here = hand_sizes(at, [v * v for v in near])
+    >>> round(typical), [round(v) for v in here]
+    (137, [100, 100, 150, 150, 125, 150])
     >>> hand_sizes(at[:2], [100.0 ** 2, None]), hand_sizes(at[:1], [None])
-    ([100.0, 100.0], [inf])
+    ((100.0, [100.0, 100.0]), (1.0, [inf]))
     """
     known = [(c, math.sqrt(a)) for c, a in zip(centres, areas, strict=True) if a is not None]
     if not known:
-        return [math.inf] * len(centres)
-    median = float(np.median([v for _, v in known]))
+        return 1.0, [math.inf] * len(centres)
+    median = math.sqrt(float(np.median([a for a in areas if a is not None])))
     if not LOCAL_SIZE or len(known) < LOCAL_HANDS:
-        return [median] * len(centres)
+        return median, [median] * len(centres)
     xy = np.array([c for c, _ in known], np.float64)
     size = np.array([v for _, v in known])
     keep = np.ones(len(known), bool)
@@ -1153,10 +1155,11 @@ def hand_sizes(centres: list[tuple[float, float]], areas: list[float | None]) ->
         fit, *_ = np.linalg.lstsq(design, size[keep], rcond=None)
         keep = size <= LOCAL_OUTLIER * (fit[0] + xy @ fit[1:])
         if keep.sum() < LOCAL_HANDS:
-            return [median] * len(centres)
+            return median, [median] * len(centres)
     assert fit is not None
-    here = fit[0] + np.asarray(centres, np.float64) @ fit[1:]
-    return [float(v) for v in np.clip(here, LOCAL_RANGE[0] * median, LOCAL_RANGE[1] * median)]
+    here = np.clip(fit[0] + np.asarray(centres, np.float64) @ fit[1:],
+                   LOCAL_RANGE[0] * median, LOCAL_RANGE[1] * median)
+    return float(np.median(here)), [float(v) for v in here]
 
 
 def _place(hand: int, seat: Seat) -> str:
