@@ -175,6 +175,24 @@ def _deadline_connection_class() -> Any:
 _DEADLINE_CONNECTION: Any = None
 
 
+def lost_connection(exc: BaseException, operational: type[BaseException]) -> bool:
+    """Whether ``exc``, raised by a ping, says the connection is gone: it is the driver's
+    ``operational`` error (a socket closed, a server that did not answer), or was raised
+    while handling one.
+
+    >>> class Lost(Exception): ...
+    >>> try:
+    ...     try:
+    ...         raise Lost("connection socket closed")
+    ...     except Lost:
+    ...         raise ValueError("can't change 'autocommit' now")
+    ... except ValueError as exc:
+    ...     lost_connection(exc, Lost), lost_connection(ValueError("bad SQL"), Lost)
+    (True, False)
+    """
+    return isinstance(exc, operational) or isinstance(exc.__context__, operational)
+
+
 def _pg_deadlines(engine: sa.Engine, statement_timeout: float | None) -> None:
     """Client-side deadlines: connections of our class, a short ping."""
     global _DEADLINE_CONNECTION
@@ -190,6 +208,7 @@ def _pg_deadlines(engine: sa.Engine, statement_timeout: float | None) -> None:
 
     dialect = engine.dialect
     plain_ping = dialect.do_ping
+    dbapi = dialect.loaded_dbapi
 
     def ping(dbapi_conn: Any) -> bool:
         saved = getattr(dbapi_conn, "deadline", None)
@@ -197,6 +216,15 @@ def _pg_deadlines(engine: sa.Engine, statement_timeout: float | None) -> None:
             dbapi_conn.deadline = PG_PING_TIMEOUT
         try:
             return plain_ping(dbapi_conn)
+        except dbapi.Error as exc:
+            # The ping's SELECT on a connection the server dropped fails, and the dialect's
+            # ping then fails again putting autocommit back (the connection still looks in
+            # a transaction): that ProgrammingError hid the disconnect, and a request during
+            # a failover answered 500. A lost connection anywhere in it is a failed ping:
+            # the pool connects again.
+            if lost_connection(exc, dbapi.OperationalError):
+                return False
+            raise
         finally:
             if isinstance(dbapi_conn, _DEADLINE_CONNECTION) and not dbapi_conn.closed:
                 dbapi_conn.deadline = saved

@@ -229,3 +229,47 @@ def test_a_session_stuck_in_a_transaction_is_ended_and_its_locks_freed(
     finally:
         stuck.dispose()
         other.dispose()
+
+
+def test_a_connection_dropped_under_the_ping_is_a_failed_ping() -> None:
+    """A failover drops every connection; the pool's ping on one fails at its SELECT
+    ("connection socket closed"), and the dialect's ping then fails again putting
+    autocommit back, the connection still looking in a transaction. That second error
+    hid the disconnect and a round posted mid-failover answered 500 (CI, 2026-12-04):
+    the ping now says the connection is gone, and the pool connects again."""
+    psycopg = pytest.importorskip("psycopg")
+    engine = db.make_engine("postgresql://nobody@127.0.0.1:1/none")  # never connected
+
+    class Dropped:
+        """A pooled connection whose server has gone, as psycopg saw it."""
+        closed = False
+        _autocommit = False
+
+        @property
+        def autocommit(self) -> bool:
+            return self._autocommit
+
+        @autocommit.setter
+        def autocommit(self, value: bool) -> None:
+            if not value and self._autocommit:
+                raise psycopg.ProgrammingError(
+                    "can't change 'autocommit' now: connection in transaction status ACTIVE")
+            self._autocommit = value
+
+        def cursor(self) -> Dropped:
+            return self
+
+        def execute(self, _sql: str) -> None:
+            raise psycopg.OperationalError("connection socket closed")
+
+        def close(self) -> None:
+            pass
+
+    class Refused(Dropped):
+        """A ping failing for another reason than a lost connection."""
+        def execute(self, _sql: str) -> None:
+            raise psycopg.ProgrammingError("not a lost connection")
+
+    assert engine.dialect.do_ping(Dropped()) is False
+    with pytest.raises(psycopg.ProgrammingError):
+        engine.dialect.do_ping(Refused())
