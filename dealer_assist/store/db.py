@@ -220,8 +220,8 @@ def _pg_deadlines(engine: sa.Engine, statement_timeout: float | None) -> None:
             # The ping's SELECT on a connection the server dropped fails, and the dialect's
             # ping then fails again putting autocommit back (the connection still looks in
             # a transaction): that ProgrammingError hid the disconnect, and a request during
-            # a failover answered 500. A lost connection anywhere in it is a failed ping:
-            # the pool connects again.
+            # a failover answered 500. An error that is a lost connection, or was raised
+            # while handling one, is a failed ping: the pool connects again.
             if lost_connection(exc, dbapi.OperationalError):
                 return False
             raise
