@@ -461,9 +461,16 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     return min(fits)[1]
 
 
+def _card_high(blob: Blob, card_h: float) -> bool:
+    """Whether ``blob``'s rectangle is at least half a card ``card_h`` high across (its
+    short side): not a sliver along the rail or a floor's edge, which read in frames as
+    high as a card would be a strip hundreds of windows long."""
+    return blob_sides(blob)[0] >= 0.5 * card_h
+
+
 def _hand_sized(blob: Blob, card_h: float) -> bool:
-    """Whether ``blob``'s rectangle could hold a hand of cards ``card_h`` high: its short
-    side at least half a card high, its long side no longer than a hand
+    """Whether ``blob``'s rectangle could hold a hand of cards ``card_h`` high: it is
+    card-high across (``_card_high``), its long side no longer than a hand
     (``geometry.ROW_OF_HANDS``).
 
     >>> corners = lambda w, h: np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
@@ -471,8 +478,7 @@ def _hand_sized(blob: Blob, card_h: float) -> bool:
     ...  for w, h in ((130, 100), (1322, 14), (60, 40), (200, 100))]
     [True, False, False, False]
     """
-    short, long = blob_sides(blob)
-    return short >= 0.5 * card_h and long <= ROW_OF_HANDS * card_h
+    return _card_high(blob, card_h) and blob_sides(blob)[1] <= ROW_OF_HANDS * card_h
 
 
 def _best_frame(row: list[_FrameEval]) -> int:
@@ -764,19 +770,16 @@ class Reader:
     def _rejected_parts(self, pyr: Pyramid, card_h: float) -> dict[int, list[Blob]]:
         """The regions of ``self.unread`` to read (by their place there), each as the parts
         it is read as: itself where it is of a hand's size (``_hand_sized``), its hands
-        where it is longer and cut as a row of hands (``ROWS_REJECTED``). A sliver along
-        the rail or a floor's edge, read in frames as high as a card, would be a strip
-        hundreds of windows long: never read."""
+        where it is longer and cut as a row of hands (``ROWS_REJECTED``); only parts
+        card-high across (``_card_high``)."""
         parts: dict[int, list[Blob]] = {}
         for k, b in enumerate(self.unread):
             if _hand_sized(b, card_h):
                 parts[k] = [b]
-            elif ROWS_REJECTED and self.white is not None and blob_sides(b)[0] >= 0.5 * card_h:
+            elif ROWS_REJECTED and self.white is not None and _card_high(b, card_h):
                 work, mask = self.white
-                row = [p for p in hands_in_row(b, mask, work.shape[1] / pyr.levels[0].shape[1],
-                                               card_h)
-                       if blob_sides(p)[0] >= 0.5 * card_h]
-                if row:
+                s = work.shape[1] / pyr.levels[0].shape[1]
+                if row := [p for p in hands_in_row(b, mask, s, card_h) if _card_high(p, card_h)]:
                     parts[k] = row
         return parts
 
@@ -1140,14 +1143,15 @@ def hand_sizes(centres: list[tuple[float, float]],
     >>> hand_sizes(at[:2], [100.0 ** 2, None]), hand_sizes(at[:1], [None])
     ((100.0, [100.0, 100.0]), (1.0, [inf]))
     """
-    known = [(c, math.sqrt(a)) for c, a in zip(centres, areas, strict=True) if a is not None]
+    known = [i for i, a in enumerate(areas) if a is not None]
     if not known:
         return 1.0, [math.inf] * len(centres)
-    median = math.sqrt(float(np.median([a for a in areas if a is not None])))
+    known_areas = np.array([areas[i] for i in known], np.float64)
+    median = math.sqrt(float(np.median(known_areas)))
     if not LOCAL_SIZE or len(known) < LOCAL_HANDS:
         return median, [median] * len(centres)
-    xy = np.array([c for c, _ in known], np.float64)
-    size = np.array([v for _, v in known])
+    xy = np.array([centres[i] for i in known], np.float64)
+    size = np.sqrt(known_areas)
     keep = np.ones(len(known), bool)
     fit = None
     for _ in range(2):  # again without hands far larger than the plane: two hands as one
