@@ -6,8 +6,9 @@
 For every deck design held out of training: generated 1920x1080 table photos with all seven
 seats and the dealer (24 cards); prints the share of cards read right (right card, right
 hand), silent errors (a wrong card not flagged for confirmation), flagged cards, the share
-of cards read right and not flagged ("sure": nothing for the dealer to confirm), and the
-median time per photo; then the margin of each of the two rules that keep a wrong read from
+of cards read right and not flagged ("sure": nothing for the dealer to confirm), silent
+hands (a hand nothing flags that is not one true hand's cards), and the median time per
+photo; then the margin of each of the two rules that keep a wrong read from
 passing as sure, the other left out: the surest wrong read nothing but the confidence
 threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) alone lets
 through. Then the first ``--layout`` of those tables again with what else a casino's felt
@@ -15,7 +16,8 @@ shows (the betting circles and the game's rules printed on it, chips, the chip t
 alone and compared with the table's empty layout photographed again from the same place
 (the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
-dim light, a tilted camera) and on a light grey felt and a near-white table; the first
+dim light, a tilted camera), on a light grey felt and a near-white table, under a lamp's
+glare and with the dealer's hand still face down; the first
 ``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how
 many hands were read whole;
 with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
@@ -49,7 +51,7 @@ import cv2
 import numpy as np
 from vision_threshold import shown_read, unflagged_wrong
 
-from dealer_assist.vision.faces import HELD_OUT_DECKS, load_deck
+from dealer_assist.vision.faces import HELD_OUT_DECKS, load_back, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
 from dealer_assist.vision.net import SECOND_NAMES
 from dealer_assist.vision.reader import BLURRED_NOTE, RUNNER_UP, Reader, in_doubt
@@ -69,11 +71,12 @@ from dealer_assist.vision.synth import (
 UP_CLOSE_FACE_H = 1500
 
 
-def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
-    """(cards, right, silent errors, flagged, sure) for one photo. A truth card is right
-    when a read card with its name lies on it; a read is a silent error when it is wrong (or
-    stray) and neither it nor its hand is flagged; sure counts the right reads not flagged
-    (the dealer has nothing to confirm for them)."""
+def score(result: dict, truth: list) -> tuple[int, int, int, int, int, int]:
+    """(cards, right, silent errors, flagged, sure, silent hands) for one photo. A truth
+    card is right when a read card with its name lies on it; a read is a silent error when
+    it is wrong (or stray) and neither it nor its hand is flagged; sure counts the right
+    reads not flagged (the dealer has nothing to confirm for them); a silent hand is a hand
+    nothing flags whose cards are not one true hand's (cards read right, grouped wrong)."""
     flagged_cards, flagged_hands = in_doubt(result)
     right = 0
     matched = set()
@@ -97,8 +100,16 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int]:
     unread = [c for c in result["needs_confirmation"] if "region" in c]
     missing = len(truth) - right - sum(1 for i, c in enumerate(result["cards"])
                                        if i not in matched)
+    hands: dict[int, set[str]] = {}
+    for t in truth:
+        hands.setdefault(t.hand, set()).add(t.card)
+    silent_hands = sum(
+        1 for h in result["hands"]
+        if h["hand"] not in flagged_hands
+        and not any((h["hand"], c) in flagged_cards for c in h["cards"])
+        and set(h["cards"]) not in hands.values())
     return (len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)),
-            flagged, sure)
+            flagged, sure, silent_hands)
 
 
 def taken_in(scene: Scene, condition: str, seed: int) -> Scene:
@@ -123,7 +134,7 @@ def whole_hands(scenes: list, results: list) -> tuple[int, int]:
 
 def totals(scenes: list, results: list) -> list[int]:
     """``score`` summed over photos."""
-    s = [0, 0, 0, 0, 0]
+    s = [0] * 6
     for sc, res in zip(scenes, results, strict=True):
         for j, v in enumerate(score(res, sc.cards)):
             s[j] += v
@@ -138,9 +149,9 @@ def said_blurred(results: list) -> str:
 
 
 def row(name: str, s: list[int], width: int = 24) -> str:
-    """A line of the table: cards, right, silent, flagged, sure."""
+    """A line of the table: cards, right, silent (cards), flagged, sure, silent hands."""
     return (f"{name:{width}} {s[0]:6d} {100 * s[1] / s[0]:7.2f}% {s[2]:7d} {s[3]:8d} "
-            f"{100 * s[4] / s[0]:6.1f}%")
+            f"{100 * s[4] / s[0]:6.1f}% {s[5]:7d}")
 
 
 def run(reader: Reader, scenes: list, empties: list | None = None) -> tuple[list[float], list]:
@@ -167,7 +178,7 @@ def enroll_benchmark(reader: Reader, designs: list[str], photos: int, tests: int
     from dealer_assist.vision.enroll import enroll
 
     print(f"{'design':24} {'reader':20} {'cards':>6} {'right':>8} {'silent':>7} "
-          f"{'flagged':>8} {'sure':>7} {'median ms':>10} {'enroll s':>9}")
+          f"{'flagged':>8} {'sure':>7} {'s.hands':>7} {'median ms':>10} {'enroll s':>9}")
     tot: dict[str, list[int]] = {}
     times: dict[str, list[float]] = {}
     for design in designs:
@@ -181,7 +192,7 @@ def enroll_benchmark(reader: Reader, designs: list[str], photos: int, tests: int
         for name, r in (("before (base model)", reader), ("after enrolling", reader.with_deck(deck))):
             took_each, results = run(r, test)
             s = totals(test, results)
-            tot[name] = [a + b for a, b in zip(tot.get(name, [0] * 5), s, strict=True)]
+            tot[name] = [a + b for a, b in zip(tot.get(name, [0] * 6), s, strict=True)]
             times.setdefault(name, []).extend(took_each)
             print(f"{design:24} {row(name, s, 20)} {statistics.median(took_each) * 1000:10.0f}"
                   f"{f'{took:9.1f}' if name.startswith('after') else ''}", flush=True)
@@ -234,10 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         return enroll_benchmark(reader, designs, args.enroll_photos, args.scenes, args.seed)
     baseline = Reader(args.model, exhaustive=True)
     print(f"{'design':24} {'cards':>6} {'right':>8} {'silent':>7} {'flagged':>8} "
-          f"{'sure':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
+          f"{'sure':>7} {'s.hands':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
     all_times: list[float] = []
     all_results: list[dict] = []
-    tot = [0, 0, 0, 0, 0]
+    tot = [0] * 6
     # the same reads with one rule at a time: the threshold alone, the runner-up rule alone
     threshold_alone = copy.copy(reader)
     threshold_alone.threshold, threshold_alone.runner_up = 0.0, 1.0
@@ -319,6 +330,21 @@ def main(argv: list[str] | None = None) -> int:
         times, results = run(reader, light)
         print(f"{row('near-white table', totals(light, results))} "
               f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
+        # a lamp above the table reflected in the glossy cards (the felt barely shows it)
+        glared = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, glare=True)
+                  for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        times, results = run(reader, glared)
+        print(f"{row('lamp glare', totals(glared, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+        # the dealer's hand still face down (the deck's own back): nothing there to read,
+        # a read there unflagged is a silent error
+        down = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, face_down=(7,),
+                        back=load_back(deck))
+                for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        times, results = run(reader, down)
+        what = "dealer's hand face down"
+        print(f"{row(what, totals(down, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart
         for lay, kwargs in LAYS.items():

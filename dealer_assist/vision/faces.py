@@ -151,6 +151,30 @@ def render_deck(deck: str, height: int = FACE_HEIGHT) -> Path:
     return target
 
 
+def load_back(deck: str, height: int = FACE_HEIGHT) -> np.ndarray:
+    """The back of ``deck``'s cards (BGRA, ``height`` pixels high, as its faces), rasterised
+    once into the cache: to draw a face-down card."""
+    target = cache_root() / f"{deck}-{height}-back.png"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = Path(tmp) / "deck.svg"
+            data = deck_svg(deck).read_bytes()
+            plain.write_bytes(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+            probe = _render(plain, svg_id(DECK[0]), 96.0, Path(tmp) / "probe.png")
+            back = _render(plain, "back", 96.0 * height * 1.05 / probe.shape[0],
+                           Path(tmp) / "back.png")
+            w = round(back.shape[1] * height / back.shape[0])
+            # written aside and moved into place whole: no process reads it half-written
+            staged = target.parent / f".{target.stem}-{os.getpid()}.png"
+            cv2.imwrite(str(staged), cv2.resize(back, (w, height), interpolation=cv2.INTER_AREA))
+            os.replace(staged, target)
+    img = cv2.imread(str(target), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise FaceError(f"cached back {target} is unreadable")
+    return np.asarray(img)
+
+
 @dataclass(frozen=True)
 class Face:
     card: Card

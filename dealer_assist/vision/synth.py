@@ -250,6 +250,32 @@ def _photographed(img: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray
     return img8, enc.tobytes(), quality
 
 
+#: A lamp's reflection in glossy cards (``compose(glare=True)``): one or two, each a pool of
+#: light this wide (card heights) and this much brighter (8-bit levels) at its middle,
+#: flat there and soft at its rim, centred within a card height of a card; the matte
+#: felt shows GLARE_FELT of it.
+GLARE_R, GLARE_GAIN, GLARE_FELT = (0.25, 0.7), (120.0, 230.0), 0.15
+
+
+def lamp_glare(img: np.ndarray, paper: np.ndarray, cards: np.ndarray,
+               rng: np.random.Generator) -> np.ndarray:
+    """``img`` (float BGR) with a lamp reflected in its glossy cards: ``paper`` is 1 on
+    the cards, 0 on the felt; ``cards``: each card's four corners in the photo (the
+    reflection is drawn over the cards, where it matters)."""
+    h, w = img.shape[:2]
+    card_h = float(np.median(np.linalg.norm(cards[:, 3] - cards[:, 0], axis=1)))
+    centres = cards.mean(axis=1)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(1, 3))):
+        cx, cy = centres[int(rng.integers(len(centres)))] + rng.uniform(-1, 1, 2) * card_h
+        r = rng.uniform(*GLARE_R) * card_h
+        pool = np.exp(-((((xx - cx) ** 2 + (yy - cy) ** 2) / (r * r)) ** 2))
+        light = np.maximum(light, rng.uniform(*GLARE_GAIN) * pool)
+    gloss = paper + GLARE_FELT * (1.0 - paper)
+    return img + (light * gloss)[..., None]
+
+
 def compose(
     decks: dict[str, dict[Card, Face]],
     seed: int,
@@ -262,6 +288,9 @@ def compose(
     felt: tuple[float, float, float] | None = None,
     spread: tuple[float, float] = (0.19, 0.27),
     table: float = 1.0,
+    glare: bool = False,
+    face_down: tuple[int, ...] = (),
+    back: np.ndarray | None = None,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
@@ -278,7 +307,12 @@ def compose(
     ``table``: the table's size in card heights against the default, whose seats lie about
     1.7 card heights apart, closer than a casino's (2.5: about a real table's; see
     ``LAYS``); its cards are drawn smaller on the same felt. With both left as they are,
-    the photo is the one drawn before they were added."""
+    the photo is the one drawn before they were added. ``glare``: a lamp above the table
+    reflected in the glossy cards (``lamp_glare``); the matte felt around them barely
+    shows it; the photo is otherwise the same. ``face_down``: hands (numbered as in the
+    truth, the dealer's last) lying face down, drawn with ``back`` (BGRA,
+    ``faces.load_back``); the truth leaves their cards out (nothing there is to be read)
+    and ``meta["face_down"]`` lists their corners."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -323,6 +357,7 @@ def compose(
     for seat, x, y, angle in places:
         zones_plane[str(seat)] = _zone(x, y, angle, card_h * 2.2, card_h * 1.6)
     blank = canvas.copy() if empty else None
+    paper = np.zeros((PLANE_H, PLANE_W), np.float32) if glare else None
     next_card = 0
     for hand_no, li in enumerate(occupied):
         seat, hx, hy, hangle = places[li]
@@ -333,7 +368,12 @@ def compose(
         for k in range(3):
             card = DECK[int(order[next_card])]
             next_card += 1
-            bgr, alpha = _card_layer(faces[card], round(card_h))
+            shown = faces[card]
+            if hand_no in face_down:
+                if back is None:
+                    raise ValueError("face_down needs the deck's back")
+                shown = Face(card, deck_name, back)
+            bgr, alpha = _card_layer(shown, round(card_h))
             ch, cw = alpha.shape
             a = math.radians(hangle + float(rng.normal(0, 1.5)))
             c, s = math.cos(a), math.sin(a)
@@ -350,6 +390,8 @@ def compose(
                 np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), m
             )[0]
             truth_plane.append((str(card), corners, hand_no, seat))
+            if paper is not None:
+                cv2.fillConvexPoly(paper, np.round(corners).astype(np.int32), 1.0)
 
     if blank is not None:
         canvas = blank  # every random draw made as with the cards: the same frame and light
@@ -358,20 +400,31 @@ def compose(
     inside = cv2.warpPerspective(np.ones((PLANE_H, PLANE_W), np.float32), full, (out_w, out_h),
                                  flags=cv2.INTER_LINEAR, borderValue=0)[..., None]
     img = img * inside + felt_colour[None, None, :] * (1.0 - inside)
+    if paper is not None and blank is None:
+        on_paper = cv2.warpPerspective(paper, full, (out_w, out_h), flags=cv2.INTER_LINEAR)
+        seen = cv2.perspectiveTransform(
+            np.array([c for _, c, _, _ in truth_plane], np.float32).reshape(1, -1, 2), full
+        )[0].reshape(-1, 4, 2)
+        img = lamp_glare(img, on_paper, seen, np.random.default_rng([seed, 7]))
 
     img8, enc, quality = _photographed(img, rng)
 
     cards: list[TruthCard] = []
+    down: list[list[list[float]]] = []
     for name, corners, hand_no, seat in truth_plane:
         p = cv2.perspectiveTransform(corners[None].astype(np.float32), full)[0]
-        cards.append(TruthCard(name, [[round(float(x), 1), round(float(y), 1)] for x, y in p],
-                               hand_no, seat, deck_name))
+        at = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
+        if hand_no in face_down:
+            down.append(at)
+        else:
+            cards.append(TruthCard(name, at, hand_no, seat, deck_name))
     zones = {}
     for key, poly in zones_plane.items():
         p = cv2.perspectiveTransform(poly[None].astype(np.float32), full)[0]
         zones[key] = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
-            "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {})}
+            "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {}),
+            **({"face_down": down} if down else {})}
     return Scene(img8, enc, cards, zones, meta)
 
 
