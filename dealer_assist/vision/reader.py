@@ -111,10 +111,25 @@ OVERSIZED_HAND = 1.9
 #: 0.7 and 0.8 as large (hands touching more), every hand read over two hands' cards was
 #: flagged or not flagged alike with and without it.
 LOCAL_SIZE, LOCAL_HANDS, LOCAL_OUTLIER, LOCAL_RANGE = True, 5, 1.15, (0.67, 1.5)
+#: A hand whose cards are under SMALL_CARDS times as high as cards are at its place
+#: (``card_sizes``) is flagged: cards pictured on something, as on the back of a face-down
+#: card (nicu-white's and nicu-ornamental's backs picture four aces, read at up to 0.99,
+#: an ace now and then with nothing flagged), are not cards on the table. Such hands
+#: measured 0.37-0.66 (30 photos, the dealer's hand face down). Under 0.75 on 20
+#: procedural tables in each of 10 sets (plain, printed, grey, near-white, hard shadow,
+#: camera moving, tilted, 12 MP, spread wide, laid apart) and on the held-out designs (20
+#: plain, 20 tilted, 12 close-ups, 12 up close): hands read on something else (the printed
+#: layout, a hand's part cut by the photo's edge), all already flagged, and 4 far hands
+#: of three seen tilted, 2 of them flagged whole already (4 sure reads lost). The plane of
+#: card heights is fitted again without hands off it by more than SIZE_FIT.
+SMALL_CARDS, SIZE_FIT = 0.75, 1.2
 #: What the dealer is told of a photo whose cards' edges are blurred (``sharpness.blurred``):
 #: its reads are still given, but many are unsure and some may be wrong (each flagged).
 BLURRED_NOTE = ("the photo is blurred (the camera moved, or was not focused): hold it still "
                 "and take the photo again, or confirm every card")
+#: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
+SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
+              "something (the back of a face-down card, a chip, the layout) are not a hand")
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
 #: Each card found is read again from its index corner with the card magnified by each of
@@ -1000,6 +1015,8 @@ class Reader:
         typical, size_here = hand_sizes([h.centre for h in hands],
                                         [h.area if len(h.cards) == 3 and h.pieces == 1
                                          else None for h in hands])
+        ratio = card_sizes([h.centre for h in hands], [_card_height(h) for h in hands],
+                           [sum(not c.inferred for c in h.cards) == 3 for h in hands])
         out_cards: list[dict[str, Any]] = []
         seen: dict[str, list[int]] = {}
         reads = [(hi, c) for hi, hand in enumerate(hands) for c in hand.cards]
@@ -1048,6 +1065,9 @@ class Reader:
             if len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
+            elif (small := ratio[hi]) is not None and small < SMALL_CARDS:
+                confirm.append({"hand": hi, "seat": hand.seat, "card": None,
+                                "reason": SMALL_NOTE})
             elif hand.pieces == 1 and (hand.area > OVERSIZED_HAND * size_here[hi] ** 2 or (
                     not hand.spans and self.card_h
                     and hand.length > ROW_OF_HANDS * self.card_h * size_here[hi] / typical)):
@@ -1126,6 +1146,13 @@ def in_doubt(result: dict[str, Any]) -> tuple[set[tuple[int, str]], set[int]]:
     return cards, hands
 
 
+def _card_height(hand: Hand) -> float | None:
+    """The median height (pixels) of the cards of ``hand`` whose index was seen."""
+    seen = [float(np.linalg.norm(c.corners[3] - c.corners[0])) for c in hand.cards
+            if not c.inferred]
+    return float(np.median(seen)) if seen else None
+
+
 def hand_sizes(centres: list[tuple[float, float]],
                areas: list[float | None]) -> tuple[float, list[float]]:
     """How large (the square root of its region's area, in pixels) one hand is in the
@@ -1138,8 +1165,8 @@ def hand_sizes(centres: list[tuple[float, float]],
     >>> at = [(0, 0), (100, 0), (0, 100), (100, 100), (50, 50), (50, 100)]
     >>> near = [100, 100, 150, 150, 125, 212]     # the last: two near hands read as one
     >>> typical, here = hand_sizes(at, [v * v for v in near])
-    >>> round(typical), [round(v) for v in here]
-    (137, [100, 100, 150, 150, 125, 150])
+    >>> round(typical, 1), [round(v) for v in here]
+    (137.5, [100, 100, 150, 150, 125, 150])
     >>> hand_sizes(at[:2], [100.0 ** 2, None]), hand_sizes(at[:1], [None])
     ((100.0, [100.0, 100.0]), (1.0, [inf]))
     """
@@ -1164,6 +1191,41 @@ def hand_sizes(centres: list[tuple[float, float]],
     here = np.clip(fit[0] + np.asarray(centres, np.float64) @ fit[1:],
                    LOCAL_RANGE[0] * median, LOCAL_RANGE[1] * median)
     return float(np.median(here)), [float(v) for v in here]
+
+
+def card_sizes(centres: list[tuple[float, float]], heights: list[float | None],
+               fitted: list[bool]) -> list[float | None]:
+    """Each hand's cards' height against the height cards have at its place: a plane
+    fitted over the photo to the card heights of the ``fitted`` hands (those whose three
+    indices were seen), fitted again without hands off it by more than SIZE_FIT (a camera
+    tilted makes the near cards larger; the height of cards on a plane seen in perspective
+    changes linearly across the photo); with fewer than LOCAL_HANDS such hands, their
+    median. None for a hand without a height (no index seen), or with nothing to compare.
+
+    >>> at = [(0, 0), (100, 0), (0, 100), (100, 100), (50, 50), (50, 100)]
+    >>> [round(v, 2) for v in card_sizes(at, [100, 100, 150, 150, 125, 80], [True] * 6)]
+    [1.0, 1.0, 1.0, 1.0, 1.0, 0.53]
+    >>> card_sizes(at[:3], [100, 60, None], [True, True, False])
+    [1.25, 0.75, None]
+    """
+    known = [i for i, v in enumerate(heights) if v is not None and fitted[i]]
+    if not known:
+        return [None] * len(heights)
+    h = np.array([heights[i] for i in known], np.float64)
+    expected = np.full(len(heights), float(np.median(h)))
+    if len(known) >= LOCAL_HANDS:
+        xy = np.array([centres[i] for i in known], np.float64)
+        keep = np.ones(len(known), bool)
+        for _ in range(3):
+            design = np.column_stack([np.ones(int(keep.sum())), xy[keep]])
+            fit, *_ = np.linalg.lstsq(design, h[keep], rcond=None)
+            plane = fit[0] + xy @ fit[1:]
+            keep = (h > plane / SIZE_FIT) & (h < plane * SIZE_FIT)
+            if keep.sum() < LOCAL_HANDS:
+                break
+        else:
+            expected = fit[0] + np.asarray(centres, np.float64) @ fit[1:]
+    return [None if v is None else v / float(expected[i]) for i, v in enumerate(heights)]
 
 
 def _place(hand: int, seat: Seat) -> str:

@@ -1,0 +1,63 @@
+"""Face-down cards on the table: a hand not yet turned over, a card's back. Nothing on a
+back is a card to settle, so nothing read there may go unflagged. A back with a picture
+of cards on it (nicu-white's and nicu-ornamental's picture four aces) read as a hand of
+aces, and once with an ace nothing flagged; cards that small are now flagged as a hand
+(``reader.SMALL_CARDS``)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer_assist.vision.faces import load_back, load_deck
+from dealer_assist.vision.reader import SMALL_NOTE, Reader, in_doubt
+from dealer_assist.vision.synth import compose
+
+from .conftest import SAMPLES
+
+
+def _on(quads: list[list[list[float]]], corners: list[list[float]]) -> bool:
+    """Whether a read card's centre lies on one of the face-down cards ``quads``."""
+    centre = tuple(float(v) for v in np.mean(corners, axis=0))
+    return any(cv2.pointPolygonTest(np.asarray(q, np.float32), centre, False) >= 0
+               for q in quads)
+
+
+@pytest.mark.usefixtures("can_render")
+@pytest.mark.parametrize(("deck", "seed"), [("nicu-ornamental", 600001),
+                                            ("nicu-ornamental", 600013),
+                                            ("nicu-white", 600000),
+                                            ("nicu-white", 600003)])
+def test_nothing_read_on_a_face_down_hand_goes_unflagged(reader: Reader, deck: str,
+                                                         seed: int) -> None:
+    """The dealer's hand lies face down; its back pictures a hand of aces. Before
+    SMALL_CARDS, the first two photos each read an ace there that nothing flagged."""
+    faces = load_deck(deck)
+    scene = compose({deck: faces}, seed, seats=7, face_down=(7,), back=load_back(deck))
+    down = scene.meta["face_down"]
+    assert len(down) == 3 and len(scene.cards) == 21
+    result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    cards, hands = in_doubt(result)
+    on_backs = [c for c in result["cards"] if _on(down, c["corners"])]
+    assert on_backs, "the pictured aces are read (else this photo tests nothing)"
+    for c in on_backs:
+        assert (c["hand"], c["card"]) in cards or c["hand"] in hands, c
+    # every read nothing flags names the face-up card it lies on
+    truth = {t.card: t for t in scene.cards}
+    sure = [c for c in result["cards"]
+            if (c["hand"], c["card"]) not in cards and c["hand"] not in hands]
+    for c in sure:
+        t = truth.get(c["card"])
+        assert t is not None and _on([t.corners], c["corners"]), c
+    # and the face-up hands are read
+    right = sum(c["card"] in truth and _on([truth[c["card"]].corners], c["corners"])
+                for c in result["cards"])
+    assert right >= 18, right
+
+
+def test_cards_of_the_table_size_are_not_called_small(reader: Reader) -> None:
+    """On the sample photos (hands at every seat) no hand is said to be too small."""
+    for path in sorted(SAMPLES.glob("scene_*.jpg")):
+        result = reader.read(cv2.imread(str(path)))
+        assert all(c["reason"] != SMALL_NOTE for c in result["needs_confirmation"]), path.name
