@@ -17,7 +17,8 @@ alone and compared with the table's empty layout photographed again from the sam
 (the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
 dim light, a tilted camera), on a light grey felt and a near-white table, under a lamp's
-glare and with the dealer's hand still face down; the first
+glare, with the dealer's hand still face down and with a hand printed on the felt (a pay
+table's art); the first
 ``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how
 many hands were read whole;
 with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
@@ -344,6 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         times, results = run(reader, down)
         what = "dealer's hand face down"
         print(f"{row(what, totals(down, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+        # a hand printed on the felt, smaller (a pay table's art): a read there unflagged
+        # is a silent error
+        printed = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
+                           pictured=True)
+                   for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        times, results = run(reader, printed)
+        print(f"{row('a hand printed on felt', totals(printed, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart

@@ -187,6 +187,43 @@ def _print_layout(canvas: np.ndarray, places: list[tuple[Seat, float, float, flo
                           colour, -1)
 
 
+#: The size of the cards of a hand printed on the felt (``compose(pictured=True)``), as a
+#: share of the cards dealt.
+PICTURED = 0.55
+
+
+def _picture_hand(canvas: np.ndarray, faces: list[Face],
+                  places: list[tuple[Seat, float, float, float]], card_h: float,
+                  full: np.ndarray, size: tuple[int, int],
+                  rng: np.random.Generator) -> list[np.ndarray]:
+    """Print a fanned hand of ``faces``, PICTURED as large as the cards dealt, on the felt
+    around the dealer, away from every hand and inside the photo (``full`` takes the table
+    plane to the photo of ``size``); its cards' corners on the table plane."""
+    cx, cy = PLANE_W / 2, PLANE_H * 0.25
+    spots = np.array([(cx + dx * card_h, cy + dy * card_h) for dx in np.arange(-4.0, 4.01, 0.5)
+                      for dy in np.arange(-1.0, 4.01, 0.5)], np.float32)
+    seen = cv2.perspectiveTransform(spots[None], full)[0]
+    margin = 0.1 * min(size)
+    free = [p for p, q in zip(spots, seen, strict=True)
+            if min(math.hypot(p[0] - x, p[1] - y) for _, x, y, _ in places) > 1.6 * card_h
+            and margin < q[0] < size[0] - margin and margin < q[1] < size[1] - margin]
+    if not free:
+        raise ValueError("no room on the felt for a pictured hand")
+    px, py = free[int(rng.integers(len(free)))]
+    a = math.radians(rng.uniform(-30, 30))
+    c, s = math.cos(a), math.sin(a)
+    h = round(PICTURED * card_h)
+    out = []
+    for k, face in enumerate(faces):
+        bgr, alpha = _card_layer(face, h)
+        lx, ly = (k - 1) * 0.22 * h - bgr.shape[1] / 2, -h / 2
+        m = np.array([[c, -s, px + c * lx - s * ly], [s, c, py + s * lx + c * ly]], np.float32)
+        _paste(canvas, bgr, alpha, m, shadow=0.0, rng=rng)
+        w = bgr.shape[1]
+        out.append(cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0])
+    return out
+
+
 def _hand_layout(noise: np.ndarray, compact: float) -> list[tuple[Seat, float, float, float]]:
     """(seat, x, y, angle) of each hand's centre on the table plane; angles in degrees.
     ``noise``: 9 standard normal draws; ``compact`` shrinks the arc (1.0 = full size)."""
@@ -291,6 +328,7 @@ def compose(
     glare: bool = False,
     face_down: tuple[int, ...] = (),
     back: np.ndarray | None = None,
+    pictured: bool = False,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
@@ -312,7 +350,9 @@ def compose(
     shows it; the photo is otherwise the same. ``face_down``: hands (numbered as in the
     truth, the dealer's last) lying face down, drawn with ``back`` (BGRA,
     ``faces.load_back``); the truth leaves their cards out (nothing there is to be read)
-    and ``meta["face_down"]`` lists their corners."""
+    and ``meta["face_down"]`` lists their corners. ``pictured``: a hand of three other cards
+    printed on the felt inside the arc, PICTURED times as large (a pay table's art), in
+    ``meta["pictured"]``, not in the truth."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -393,6 +433,10 @@ def compose(
             if paper is not None:
                 cv2.fillConvexPoly(paper, np.round(corners).astype(np.int32), 1.0)
 
+    picture: list[np.ndarray] = []
+    if pictured:
+        picture = _picture_hand(canvas, [faces[DECK[int(i)]] for i in order[next_card:][:3]],
+                                places, card_h, full, size, np.random.default_rng([seed, 8]))
     if blank is not None:
         canvas = blank  # every random draw made as with the cards: the same frame and light
     img = cv2.warpPerspective(canvas, full, (out_w, out_h), flags=cv2.INTER_AREA,
@@ -424,7 +468,10 @@ def compose(
         zones[key] = [[round(float(x), 1), round(float(y), 1)] for x, y in p]
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
             "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {}),
-            **({"face_down": down} if down else {})}
+            **({"face_down": down} if down else {}),
+            **({"pictured": [[[round(float(x), 1), round(float(y), 1)] for x, y in
+                              cv2.perspectiveTransform(q[None].astype(np.float32), full)[0]]
+                             for q in picture]} if picture else {})}
     return Scene(img8, enc, cards, zones, meta)
 
 
