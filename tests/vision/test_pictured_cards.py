@@ -1,8 +1,9 @@
-"""Face-down cards on the table: a hand not yet turned over, a card's back. Nothing on a
-back is a card to settle, so nothing read there may go unflagged. A back with a picture
-of cards on it (nicu-white's and nicu-ornamental's picture four aces) read as a hand of
-aces, and once with an ace nothing flagged; cards that small are now flagged as a hand
-(``reader.SMALL_CARDS``)."""
+"""Cards pictured on something are not cards on the table: a hand printed on the felt (a
+pay table's art), the back of a face-down card that pictures cards (nicu-white's and
+nicu-ornamental's picture four aces). Nothing there is a card to settle, so nothing read
+there may go unflagged. Such hands read as sure hands of three (39 silent reads in 20
+photos with a hand printed 0.55 as large), now flagged: their cards are smaller than the
+others on the table (``reader.SMALL_CARDS``)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,28 @@ def test_cards_of_the_table_size_are_not_called_small(reader: Reader) -> None:
     for path in sorted(SAMPLES.glob("scene_*.jpg")):
         result = reader.read(cv2.imread(str(path)))
         assert all(c["reason"] != SMALL_NOTE for c in result["needs_confirmation"]), path.name
+
+
+@pytest.mark.usefixtures("can_render")
+@pytest.mark.parametrize("seed", range(500000, 500005))
+def test_a_hand_printed_on_the_felt_is_not_read_as_sure(reader: Reader, seed: int) -> None:
+    """A hand of three printed on the felt, 0.55 as large as the cards dealt
+    (``synth.compose(pictured=True)``); the cards dealt are read as without it."""
+    faces = {"dondorf": load_deck("dondorf")}
+    scene = compose(faces, seed, seats=7, pictured=True)
+    result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    plain = reader.read(cv2.imdecode(np.frombuffer(compose(faces, seed, seats=7).jpeg, np.uint8),
+                                     cv2.IMREAD_COLOR))
+    cards, hands = in_doubt(result)
+    pictured = [c for c in result["cards"] if _on(scene.meta["pictured"], c["corners"])]
+    assert pictured, "the printed hand is read (else this photo tests nothing)"
+    for c in pictured:
+        assert (c["hand"], c["card"]) in cards or c["hand"] in hands, c
+    assert _sure_hands(plain) <= _sure_hands(result)
+
+
+def _sure_hands(result: dict) -> set[frozenset[str]]:
+    """The hands nothing in ``result`` flags, as their cards."""
+    cards, hands = in_doubt(result)
+    return {frozenset(h["cards"]) for h in result["hands"] if h["hand"] not in hands
+            and not any((h["hand"], c) in cards for c in h["cards"])}
