@@ -117,15 +117,15 @@ LOCAL_SIZE, LOCAL_HANDS, LOCAL_OUTLIER, LOCAL_RANGE = True, 5, 1.15, (0.67, 1.5)
 #: each) read as sure hands, 39 and 50 silent reads; the backs of nicu-white and
 #: nicu-ornamental picture four aces, read at up to 0.99 (3 silent in 120 photos with them
 #: face down). Those backs measured 0.38-0.55, every printed hand under 0.75; 0 silent
-#: now. Judged against the other
-#: hands only (a plane fitted to their sizes bent towards the hand itself: half of the
-#: printed hands passed), and by the square root of the cards' areas (their heights are
-#: shortened by a camera looking aslant at cards lying across its view: far hands seen
-#: tilted measured 0.6). On 20 procedural tables in each of plain, printed, grey, near-white,
-#: hard shadow, camera moving, tilted, 12 MP from farther, spread wide and laid apart, 20
-#: held-out tilted, and 60 procedural and 60 held-out plain (930000-930059): sure reads
-#: the same but 1 fewer tilted, 1 fewer near-white, and 1 more held out tilted (a hand
-#: too small no longer shrinks the size a hand has around it, ``hand_sizes``).
+#: now. Judged against the other hands only (a plane fitted to their sizes bent towards
+#: the hand itself: half of the printed hands passed), and by the square root of the
+#: cards' areas (their heights are shortened by a camera looking aslant at cards lying
+#: across its view: far hands seen tilted measured 0.6). On 20 procedural tables in each
+#: of plain, printed, grey, near-white, hard shadow, camera moving, tilted, 12 MP from
+#: farther, spread wide and laid apart, 20 held-out tilted, and 60 procedural and 60
+#: held-out plain (930000-930059): sure reads the same but 1 fewer tilted, 1 fewer
+#: near-white, and 1 more held out tilted (a hand too small no longer shrinks the size a
+#: hand has around it, ``hand_sizes``); held out (benchmarks/vision.py) tilted 4 fewer.
 SMALL_CARDS, SIZE_FIT = 0.75, 1.2
 #: What the dealer is told of a photo whose cards' edges are blurred (``sharpness.blurred``):
 #: its reads are still given, but many are unsure and some may be wrong (each flagged).
@@ -133,7 +133,8 @@ BLURRED_NOTE = ("the photo is blurred (the camera moved, or was not focused): ho
                 "and take the photo again, or confirm every card")
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
-              "something (the back of a face-down card, a chip, the layout) are not a hand")
+              "something (the layout's pay table, the back of a face-down card) are not "
+              "a hand")
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
 #: Each card found is read again from its index corner with the card magnified by each of
@@ -332,6 +333,8 @@ class Hand:
     spans: bool = False
     #: its three indices are seen unevenly spread (``UNEVEN``)
     uneven: bool = False
+    #: its cards are smaller than the other hands' (``SMALL_CARDS``): pictured, not dealt
+    small: bool = False
 
 
 def spans_region(xs: list[float], width: float, card_w: float) -> bool:
@@ -1008,6 +1011,10 @@ class Reader:
         if empty is not None and zones:
             zones = self._zones_seen(zones, confirm)
         hands.sort(key=lambda h: (h.centre[1], h.centre[0]))
+        ratio = card_sizes([h.centre for h in hands], [_card_size(h) for h in hands],
+                           [sum(not c.inferred for c in h.cards) == 3 for h in hands])
+        for hand, size in zip(hands, ratio, strict=True):
+            hand.small = size is not None and size < SMALL_CARDS
         assign_seats(hands, zones, confirm)
         # number the hands in seat order, the dealer last, unseated hands after
         order = sorted(range(len(hands)), key=lambda i: _seat_key(hands[i].seat))
@@ -1016,14 +1023,10 @@ class Reader:
         for item in confirm:
             if item.get("hand") is not None:
                 item["hand"] = renumber[item["hand"]]
-        ratio = card_sizes([h.centre for h in hands], [_card_size(h) for h in hands],
-                           [sum(not c.inferred for c in h.cards) == 3 for h in hands])
-        small = [v is not None and v < SMALL_CARDS for v in ratio]
         # a hand too small to be one on the table says nothing of how large hands are here
         typical, size_here = hand_sizes([h.centre for h in hands],
                                         [h.area if len(h.cards) == 3 and h.pieces == 1
-                                         and not small[i] else None
-                                         for i, h in enumerate(hands)])
+                                         and not h.small else None for h in hands])
         out_cards: list[dict[str, Any]] = []
         seen: dict[str, list[int]] = {}
         reads = [(hi, c) for hi, hand in enumerate(hands) for c in hand.cards]
@@ -1072,7 +1075,7 @@ class Reader:
             if len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
-            elif small[hi]:
+            elif hand.small:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": SMALL_NOTE})
             elif hand.pieces == 1 and (hand.area > OVERSIZED_HAND * size_here[hi] ** 2 or (
@@ -1297,7 +1300,8 @@ def _fit_circle(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
 def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
                  confirm: list[dict[str, Any]]) -> None:
     """Seat each hand: by the seat zones when given (``{"1": [[x, y], ...], ...,
-    "dealer": [...]}``), else by position along the table's arc."""
+    "dealer": [...]}``), else by position along the table's arc, where a hand of cards
+    smaller than the others' (``Hand.small``: pictured, not dealt) takes no seat."""
     if not hands:
         return
     if zones:
@@ -1315,17 +1319,17 @@ def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
             else:
                 h.seat = "dealer" if best[1] == "dealer" else int(best[1])
         return
+    dealt = [i for i, h in enumerate(hands) if not h.small]
     pts = np.array([h.centre for h in hands], float)
-    if len(hands) >= 4:
+    if len(dealt) >= 4:
         fits = []
-        for j in range(len(hands)):
-            rest = np.delete(pts, j, axis=0)
-            _, r, resid = _fit_circle(rest)
+        for j in dealt:
+            _, r, resid = _fit_circle(pts[[i for i in dealt if i != j]])
             fits.append(resid / r)
-        dealer = int(np.argmin(fits))
+        dealer = dealt[int(np.argmin(fits))]
     else:
         dealer = -1
-    players = [i for i in range(len(hands)) if i != dealer]
+    players = [i for i in dealt if i != dealer]
     if dealer >= 0:
         d = pts[dealer]
         v = pts[players].mean(0) - d

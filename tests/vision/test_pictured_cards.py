@@ -80,6 +80,14 @@ def test_a_hand_printed_on_the_felt_is_not_read_as_sure(reader: Reader, seed: in
     for c in pictured:
         assert (c["hand"], c["card"]) in cards or c["hand"] in hands, c
     assert _sure_hands(plain) <= _sure_hands(result)
+    # and seated as without it: the printed hand takes no seat along the arc
+    assert _seated(result) == _seated(plain)
+    assert {c["seat"] for c in pictured} == {None}
+
+
+def _seated(result: dict) -> dict[object, frozenset[str]]:
+    """Each seat's cards in ``result``."""
+    return {h["seat"]: frozenset(h["cards"]) for h in result["hands"] if h["seat"] is not None}
 
 
 def _sure_hands(result: dict) -> set[frozenset[str]]:
