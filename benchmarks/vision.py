@@ -17,8 +17,8 @@ alone and compared with the table's empty layout photographed again from the sam
 (the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
 dim light, a tilted camera), on a light grey felt and a near-white table, under a lamp's
-glare, with the dealer's hand still face down and with a hand printed on the felt (a pay
-table's art); the first
+glare, with the dealer's hand still face down, with a hand printed on the felt (a pay
+table's art) and with chips lying on the cards; the first
 ``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how
 many hands were read whole;
 with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
@@ -353,6 +353,13 @@ def main(argv: list[str] | None = None) -> int:
                    for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
         times, results = run(reader, printed)
         print(f"{row('a hand printed on felt', totals(printed, results))} "
+              f"{statistics.median(times) * 1000:10.0f}")
+        # chips lying on the cards (a payout pushed against a hand, a marker): three per
+        # table, each anywhere on a card, its index hidden now and then
+        chipped = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, chips_on=3)
+                   for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+        times, results = run(reader, chipped)
+        print(f"{row('chips on the cards', totals(chipped, results))} "
               f"{statistics.median(times) * 1000:10.0f}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart

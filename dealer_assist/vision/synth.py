@@ -329,6 +329,7 @@ def compose(
     face_down: tuple[int, ...] = (),
     back: np.ndarray | None = None,
     pictured: bool = False,
+    chips_on: int = 0,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
@@ -352,7 +353,9 @@ def compose(
     ``faces.load_back``); the truth leaves their cards out (nothing there is to be read)
     and ``meta["face_down"]`` lists their corners. ``pictured``: a hand of three other cards
     printed on the felt inside the arc, PICTURED times as large (a pay table's art), in
-    ``meta["pictured"]``, not in the truth."""
+    ``meta["pictured"]``, not in the truth. ``chips_on``: that many chips lying on cards
+    (a payout pushed against a hand, a marker), each centred on a card drawn at random,
+    anywhere on it; the truth is the same."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -433,6 +436,13 @@ def compose(
             if paper is not None:
                 cv2.fillConvexPoly(paper, np.round(corners).astype(np.int32), 1.0)
 
+    if chips_on:
+        on = np.random.default_rng([seed, 9])
+        for k in on.choice(len(truth_plane), size=min(chips_on, len(truth_plane)),
+                           replace=False):
+            corners = truth_plane[int(k)][1]
+            at = corners[0] + (corners[2] - corners[0]) * on.uniform(0, 1)
+            _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, on)
     picture: list[np.ndarray] = []
     if pictured:
         picture = _picture_hand(canvas, [faces[DECK[int(i)]] for i in order[next_card:][:3]],
