@@ -118,7 +118,7 @@ def test_the_admin_draws_seat_zones_and_scans_seat_hands_by_them(
     dealt = post_zones(store_auth, TRUTH["zones"], SCENE.read_bytes())
     assert dealt.status_code == 400 and "the photo of the empty layout shows cards" in dealt.text
     assert table_record(floor) == (None, []) and kept(store_app) == []
-    # without zones, the seats follow the table's arc: the layout's lettering and chip tray,
+    # without zones, the seats follow the table's arc: the chip tray's stripes and a chip,
     # read as cards too small to be a hand's, are flagged and take no seat
     before = scan(client, floor, TABLE.jpeg).json
     assert seated(before) == seated(TRUTH)
