@@ -423,3 +423,27 @@ def test_the_admin_teaches_a_table_its_deck(page: Any, live_server: LiveServer) 
     page.click("[data-testid=remove-deck-TCP-1]")
     expect(page.locator("[data-testid=deck-TCP-1]")).to_have_text("none")
     assert not path.exists()
+
+
+def test_a_hand_printed_on_the_felt_takes_no_seat(page: Any, live_server: LiveServer,
+                                                  tmp_path: Path) -> None:
+    """A hand pictured on the felt, smaller than the cards dealt (a pay table's art): the
+    scan places no seat's cards from it, and the banner says why it was not placed."""
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import compose
+
+    scene = compose({"dondorf": load_deck("dondorf")}, 500001, seats=7, pictured=True)
+    photo = tmp_path / "pay-table.jpg"
+    photo.write_bytes(scene.jpeg)
+    data = upload_and_read(page, live_server, photo)
+    small = [n for n in data["needs_confirmation"] if "smaller than the others" in n["reason"]]
+    assert len(small) == 1 and small[0]["seat"] is None, data["needs_confirmation"]
+    page.click("[data-testid=scan-use]")
+    pictured = {c["card"] for c in data["cards"] if c["hand"] == small[0]["hand"]}
+    for key in ["dealer", *map(str, range(1, 8))]:
+        assert not pictured & set(page.input_value(f"#cards-{key}").split()), key
+    expect(page.locator("[data-testid=scan-general]")).to_contain_text(
+        "Not placed: ")
+    expect(page.locator("[data-testid=scan-general]")).to_contain_text(
+        "its cards look smaller than the others on the table")
+    shot(page, "scan-10-pay-table-not-placed")

@@ -375,8 +375,11 @@
     data.hands.forEach((hand, i) => {
       const key = handKey(hand.seat);
       if (!key) {
-        unseated.push(hand.cards.map(pretty).join(" ") +
-                      (hand.seat === null ? " (outside every seat zone)" : ` (seat ${hand.seat})`));
+        // why it has no seat, in the reader's words (outside every zone, cards too small)
+        const notes = byHand.has(i) ? byHand.get(i).notes : [];
+        const why = notes.length ? notes.join("; ")
+          : hand.seat === null ? "outside every seat zone" : `seat ${hand.seat}`;
+        unseated.push(`${hand.cards.map(pretty).join(" ")} \u2014 ${why}`);
         return;
       }
       const input = screen.cardsInput(key);
