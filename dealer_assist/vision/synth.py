@@ -352,10 +352,11 @@ def compose(
     truth, the dealer's last) lying face down, drawn with ``back`` (BGRA,
     ``faces.load_back``); the truth leaves their cards out (nothing there is to be read)
     and ``meta["face_down"]`` lists their corners. ``pictured``: a hand of three other cards
-    printed on the felt inside the arc, PICTURED times as large (a pay table's art), in
-    ``meta["pictured"]``, not in the truth. ``chips_on``: that many chips lying on cards
-    (a payout pushed against a hand, a marker), each centred on a card drawn at random,
-    anywhere on it; the truth is the same."""
+    printed on the felt around the dealer, PICTURED times as large (a pay table's art; in
+    the empty layout's photo too), in ``meta["pictured"]``, not in the truth.
+    ``chips_on``: that many chips lying on cards (a payout pushed against a hand, a
+    marker), each centred on a card drawn at random, anywhere on it; the truth is the
+    same."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -444,9 +445,10 @@ def compose(
             at = corners[0] + (corners[2] - corners[0]) * on.uniform(0, 1)
             _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, on)
     picture: list[np.ndarray] = []
-    if pictured:
-        picture = _picture_hand(canvas, [faces[DECK[int(i)]] for i in order[next_card:][:3]],
-                                places, card_h, full, size, np.random.default_rng([seed, 8]))
+    if pictured:  # printed: on the empty layout as well
+        for printed in (canvas, blank) if blank is not None else (canvas,):
+            picture = _picture_hand(printed, [faces[DECK[int(i)]] for i in order[next_card:][:3]],
+                                    places, card_h, full, size, np.random.default_rng([seed, 8]))
     if blank is not None:
         canvas = blank  # every random draw made as with the cards: the same frame and light
     img = cv2.warpPerspective(canvas, full, (out_w, out_h), flags=cv2.INTER_AREA,
