@@ -19,7 +19,7 @@ from .conftest import SAMPLES
 
 
 def _on(quads: list[list[list[float]]], corners: list[list[float]]) -> bool:
-    """Whether a read card's centre lies on one of the face-down cards ``quads``."""
+    """Whether a read card's centre lies on one of the cards ``quads``."""
     centre = tuple(float(v) for v in np.mean(corners, axis=0))
     return any(cv2.pointPolygonTest(np.asarray(q, np.float32), centre, False) >= 0
                for q in quads)
@@ -32,8 +32,9 @@ def _on(quads: list[list[list[float]]], corners: list[list[float]]) -> bool:
                                             ("nicu-white", 600003)])
 def test_nothing_read_on_a_face_down_hand_goes_unflagged(reader: Reader, deck: str,
                                                          seed: int) -> None:
-    """The dealer's hand lies face down; its back pictures a hand of aces. Before
-    SMALL_CARDS, the first two photos each read an ace there that nothing flagged."""
+    """The dealer's hand lies face down; its back pictures a hand of aces. Without
+    SMALL_CARDS, the second photo reads an ace there that nothing flags (the others flag
+    every read there for other reasons: seen twice, unsure)."""
     faces = load_deck(deck)
     scene = compose({deck: faces}, seed, seats=7, face_down=(7,), back=load_back(deck))
     down = scene.meta["face_down"]
@@ -68,7 +69,8 @@ def test_cards_of_the_table_size_are_not_called_small(reader: Reader) -> None:
 @pytest.mark.parametrize("seed", range(500000, 500005))
 def test_a_hand_printed_on_the_felt_is_not_read_as_sure(reader: Reader, seed: int) -> None:
     """A hand of three printed on the felt, 0.55 as large as the cards dealt
-    (``synth.compose(pictured=True)``); the cards dealt are read as without it."""
+    (``synth.compose(pictured=True)``): flagged, and seated nowhere (without SMALL_CARDS
+    each of these five photos fails); the cards dealt are read and seated as without it."""
     faces = {"dondorf": load_deck("dondorf")}
     scene = compose(faces, seed, seats=7, pictured=True)
     result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
