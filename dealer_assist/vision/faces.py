@@ -110,31 +110,38 @@ def _render(svg: Path, element: str, dpi: float, out: Path) -> np.ndarray:
     return _crop_to_card(img)
 
 
+class _Rasteriser:
+    """Renders elements of ``deck``'s SVG (a face's id, "back") ``height`` pixels high, at
+    the resolution that makes its first face that high, into ``tmp``."""
+
+    def __init__(self, deck: str, height: int, tmp: Path) -> None:
+        data = deck_svg(deck).read_bytes()
+        self.svg, self.height, self.tmp = tmp / "deck.svg", height, tmp
+        self.svg.write_bytes(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+        probe = _render(self.svg, svg_id(DECK[0]), 96.0, tmp / "probe.png")
+        self.dpi = 96.0 * height * 1.05 / probe.shape[0]
+
+    def __call__(self, element: str) -> np.ndarray:
+        img = _render(self.svg, element, self.dpi, self.tmp / f"{element}.png")
+        w = round(img.shape[1] * self.height / img.shape[0])
+        return np.asarray(cv2.resize(img, (w, self.height), interpolation=cv2.INTER_AREA))
+
+
 def render_deck(deck: str, height: int = FACE_HEIGHT) -> Path:
     """Rasterise the 52 faces of ``deck`` into the cache (once) and return their folder."""
     target = cache_root() / f"{deck}-{height}"
     if (target / "done").exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    svg = deck_svg(deck)
     # rendered aside and moved into place whole: processes rendering the same deck at once
     # (tests run in parallel on a fresh machine) never read a face another is still writing
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            plain = Path(tmp) / "deck.svg"
-            data = svg.read_bytes()
-            if data[:2] == b"\x1f\x8b":
-                data = gzip.decompress(data)
-            plain.write_bytes(data)
-            probe = _render(plain, svg_id(DECK[0]), 96.0, Path(tmp) / "probe.png")
-            dpi = 96.0 * height * 1.05 / probe.shape[0]
+            rasterise = _Rasteriser(deck, height, Path(tmp))
 
             def one(card: Card) -> None:
-                face = _render(plain, svg_id(card), dpi, Path(tmp) / f"{card}.png")
-                w = round(face.shape[1] * height / face.shape[0])
-                face = cv2.resize(face, (w, height), interpolation=cv2.INTER_AREA)
-                cv2.imwrite(str(staging / f"{card}.png"), face)
+                cv2.imwrite(str(staging / f"{card}.png"), rasterise(svg_id(card)))
 
             with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
                 list(pool.map(one, DECK))
@@ -158,17 +165,11 @@ def load_back(deck: str, height: int = FACE_HEIGHT) -> np.ndarray:
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory() as tmp:
-            plain = Path(tmp) / "deck.svg"
-            data = deck_svg(deck).read_bytes()
-            plain.write_bytes(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
-            probe = _render(plain, svg_id(DECK[0]), 96.0, Path(tmp) / "probe.png")
-            back = _render(plain, "back", 96.0 * height * 1.05 / probe.shape[0],
-                           Path(tmp) / "back.png")
-            w = round(back.shape[1] * height / back.shape[0])
-            # written aside and moved into place whole: no process reads it half-written
-            staged = target.parent / f".{target.stem}-{os.getpid()}.png"
-            cv2.imwrite(str(staged), cv2.resize(back, (w, height), interpolation=cv2.INTER_AREA))
-            os.replace(staged, target)
+            back = _Rasteriser(deck, height, Path(tmp))("back")
+        # written aside and moved into place whole: no process reads it half-written
+        staged = target.parent / f".{target.stem}-{os.getpid()}.png"
+        cv2.imwrite(str(staged), back)
+        os.replace(staged, target)
     img = cv2.imread(str(target), cv2.IMREAD_UNCHANGED)
     if img is None:
         raise FaceError(f"cached back {target} is unreadable")
