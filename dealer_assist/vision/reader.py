@@ -1187,19 +1187,11 @@ def hand_sizes(centres: list[tuple[float, float]],
         return 1.0, [math.inf] * len(centres)
     known_areas = np.array([areas[i] for i in known], np.float64)
     median = math.sqrt(float(np.median(known_areas)))
-    if not LOCAL_SIZE or len(known) < LOCAL_HANDS:
+    # fitted again without hands far larger than the plane: two hands read as one
+    fit = size_plane([centres[i] for i in known], np.sqrt(known_areas), math.inf,
+                     LOCAL_OUTLIER, rounds=2) if LOCAL_SIZE else None
+    if fit is None:
         return median, [median] * len(centres)
-    xy = np.array([centres[i] for i in known], np.float64)
-    size = np.sqrt(known_areas)
-    keep = np.ones(len(known), bool)
-    fit = None
-    for _ in range(2):  # again without hands far larger than the plane: two hands as one
-        design = np.column_stack([np.ones(int(keep.sum())), xy[keep]])
-        fit, *_ = np.linalg.lstsq(design, size[keep], rcond=None)
-        keep = size <= LOCAL_OUTLIER * (fit[0] + xy @ fit[1:])
-        if keep.sum() < LOCAL_HANDS:
-            return median, [median] * len(centres)
-    assert fit is not None
     here = np.clip(fit[0] + np.asarray(centres, np.float64) @ fit[1:],
                    LOCAL_RANGE[0] * median, LOCAL_RANGE[1] * median)
     return float(np.median(here)), [float(v) for v in here]
@@ -1232,21 +1224,40 @@ def card_sizes(centres: list[tuple[float, float]], sizes: list[float | None],
             out.append(None)
             continue
         h = np.array([sizes[k] for k in others], np.float64)
-        expected = float(np.median(h))
-        if len(others) >= LOCAL_HANDS:
-            xy = np.array([centres[k] for k in others], np.float64)
-            keep = np.ones(len(others), bool)
-            for _ in range(3):
-                design = np.column_stack([np.ones(int(keep.sum())), xy[keep]])
-                fit, *_ = np.linalg.lstsq(design, h[keep], rcond=None)
-                plane = fit[0] + xy @ fit[1:]
-                keep = (h > plane / SIZE_FIT) & (h < plane * SIZE_FIT)
-                if keep.sum() < LOCAL_HANDS:
-                    break
-            else:
-                expected = float(fit[0] + np.asarray(centres[i], np.float64) @ fit[1:])
+        fit = size_plane([centres[k] for k in others], h, SIZE_FIT, SIZE_FIT, rounds=3)
+        expected = (float(np.median(h)) if fit is None
+                    else float(fit[0] + np.asarray(centres[i], np.float64) @ fit[1:]))
         out.append(size / expected)
     return out
+
+
+def size_plane(centres: list[tuple[float, float]], sizes: np.ndarray, below: float,
+               above: float, rounds: int) -> np.ndarray | None:
+    """A plane (a, b, c: a + b x + c y) fitted over the photo to ``sizes`` at
+    ``centres``, ``rounds`` times, each time to those no further than ``below`` times under
+    and ``above`` times over the last plane; None when fewer than LOCAL_HANDS are (or are
+    left) to fit.
+
+    >>> at = [(0, 0), (100, 0), (200, 0), (0, 100), (100, 100), (200, 100), (150, 50)]
+    >>> sizes = np.array([100, 100, 100, 150, 150, 150, 70.0])  # the last: far off it
+    >>> [round(float(v), 2) for v in size_plane(at, sizes, 1.2, 1.2, rounds=2)]
+    [100.0, 0.0, 0.5]
+    >>> size_plane(at[:4], sizes[:4], 1.2, 1.2, rounds=2) is None   # too few hands
+    True
+    """
+    if len(sizes) < LOCAL_HANDS:
+        return None
+    xy = np.asarray(centres, np.float64)
+    keep = np.ones(len(sizes), bool)
+    fit = None
+    for _ in range(rounds):
+        design = np.column_stack([np.ones(int(keep.sum())), xy[keep]])
+        fit, *_ = np.linalg.lstsq(design, sizes[keep], rcond=None)
+        plane = fit[0] + xy @ fit[1:]
+        keep = (sizes >= plane / below) & (sizes <= plane * above)
+        if keep.sum() < LOCAL_HANDS:
+            return None
+    return fit
 
 
 def _place(hand: int, seat: Seat) -> str:
