@@ -41,7 +41,9 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -324,43 +326,27 @@ def main(argv: list[str] | None = None) -> int:
         times, results = run(reader, shaded)
         print(f"{row('  ... in a hard shadow', totals(shaded, results))} "
               f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
-        # a near-white table (a desk, a light cloth): the cards stand little above it
-        light = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
-                         felt=(0, 0, 200))
-                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
-        times, results = run(reader, light)
-        print(f"{row('near-white table', totals(light, results))} "
-              f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
-        # a lamp above the table reflected in the glossy cards (the felt barely shows it)
-        glared = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, glare=True)
-                  for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
-        times, results = run(reader, glared)
-        print(f"{row('lamp glare', totals(glared, results))} "
-              f"{statistics.median(times) * 1000:10.0f}")
-        # the dealer's hand still face down (the deck's own back): nothing there to read,
-        # a read there unflagged is a silent error
-        down = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, face_down=(7,),
-                        back=load_back(deck))
-                for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
-        times, results = run(reader, down)
-        what = "dealer's hand face down"
-        print(f"{row(what, totals(down, results))} "
-              f"{statistics.median(times) * 1000:10.0f}")
-        # a hand printed on the felt, smaller (a pay table's art): a read there unflagged
-        # is a silent error
-        printed = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
-                           pictured=True)
-                   for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
-        times, results = run(reader, printed)
-        print(f"{row('a hand printed on felt', totals(printed, results))} "
-              f"{statistics.median(times) * 1000:10.0f}")
-        # chips lying on the cards (a payout pushed against a hand, a marker): three per
-        # table, each anywhere on a card, its index hidden now and then
-        chipped = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, chips_on=3)
-                   for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
-        times, results = run(reader, chipped)
-        print(f"{row('chips on the cards', totals(chipped, results))} "
-              f"{statistics.median(times) * 1000:10.0f}")
+        # the same tables drawn otherwise (synth.compose's keywords for each design): a
+        # near-white table (a desk, a light cloth: the cards stand little above it); a lamp
+        # above reflected in the glossy cards; the dealer's hand still face down (the
+        # deck's own back) and a hand printed on the felt, smaller (a pay table's art),
+        # where a read unflagged is a silent error; chips lying on the cards, three per
+        # table, each anywhere on a card (a payout pushed against a hand, a marker)
+        backs = {deck: load_back(deck) for deck in HELD_OUT_DECKS}
+        drawn: dict[str, Callable[[str], dict[str, Any]]] = {
+            "near-white table": lambda deck: {"felt": (0, 0, 200)},
+            "lamp glare": lambda deck: {"glare": True},
+            "dealer's hand face down": lambda deck: {"face_down": (7,), "back": backs[deck]},
+            "a hand printed on felt": lambda deck: {"pictured": True},
+            "chips on the cards": lambda deck: {"chips_on": 3},
+        }
+        for name, drawing in drawn.items():
+            tables = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
+                              **drawing(deck))
+                      for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
+            times, results = run(reader, tables)
+            print(f"{row(name, totals(tables, results))} "
+                  f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart
         for lay, kwargs in LAYS.items():
