@@ -18,7 +18,7 @@ alone and compared with the table's empty layout photographed again from the sam
 each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
 dim light, a tilted camera), on a light grey felt and a near-white table, under a lamp's
 glare, with the dealer's hand still face down, with a hand printed on the felt (a pay
-table's art) and with chips lying on the cards; the first
+table's art), with chips lying on the cards and with chips over index corners; the first
 ``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how
 many hands were read whole;
 with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
@@ -331,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         # above reflected in the glossy cards; the dealer's hand still face down (the
         # deck's own back) and a hand printed on the felt, smaller (a pay table's art),
         # where a read unflagged is a silent error; chips lying on the cards, three per
-        # table, each anywhere on a card (a payout pushed against a hand, a marker)
+        # table, each anywhere on a card (a payout pushed against a hand, a marker), and
+        # three lying over index corners (a bet pushed up against the hand)
         backs = {deck: load_back(deck) for deck in HELD_OUT_DECKS}
         drawn: dict[str, Callable[[str], dict[str, Any]]] = {
             "near-white table": lambda deck: {"felt": (0, 0, 200)},
@@ -339,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             "dealer's hand face down": lambda deck: {"face_down": (7,), "back": backs[deck]},
             "a hand printed on felt": lambda deck: {"pictured": True},
             "chips on the cards": lambda deck: {"chips_on": 3},
+            "chips over an index": lambda deck: {"chips_over_index": 3},
         }
         for name, drawing in drawn.items():
             tables = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,

@@ -330,6 +330,7 @@ def compose(
     back: np.ndarray | None = None,
     pictured: bool = False,
     chips_on: int = 0,
+    chips_over_index: int = 0,
 ) -> Scene:
     """Compose one table photo. ``decks``: faces per design; one design is drawn per scene.
     ``seats``: number of occupied player seats (1..7, random when None). ``layout``: the
@@ -356,7 +357,11 @@ def compose(
     the empty layout's photo too), in ``meta["pictured"]``, not in the truth.
     ``chips_on``: that many chips lying on cards (a payout pushed against a hand, a
     marker), each centred on a card drawn at random, anywhere on it; the truth is the
-    same."""
+    same. ``chips_over_index``: that many chips lying over cards' index corners, the
+    rank or the suit or both hidden (a bet pushed up against the hand; drawn from their own
+    seed after ``chips_on``'s): the index corner on the left of a card drawn at random or
+    the one on its right, the chip's centre up to 0.3 card heights in from the side and
+    0.05-0.45 down from the end; ``meta["chips_over_index"]`` names those cards."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]
@@ -444,6 +449,18 @@ def compose(
             corners = truth_plane[int(k)][1]
             at = corners[0] + (corners[2] - corners[0]) * on.uniform(0, 1)
             _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, on)
+    covered: list[str] = []
+    if chips_over_index:
+        over = np.random.default_rng([seed, 10])
+        for k in over.choice(len(truth_plane), size=min(chips_over_index, len(truth_plane)),
+                             replace=False):
+            covered.append(truth_plane[int(k)][0])
+            tl, tr, br, bl = truth_plane[int(k)][1]
+            across, along = (tr - tl) / np.linalg.norm(tr - tl), (bl - tl) / np.linalg.norm(bl - tl)
+            corner, sign = (tl, 1.0) if over.random() < 0.5 else (br, -1.0)
+            at = corner + sign * card_h * (across * over.uniform(0.0, 0.3)
+                                           + along * over.uniform(0.05, 0.45))
+            _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, over)
     picture: list[np.ndarray] = []
     if pictured:  # printed: on the empty layout as well
         for printed in (canvas, blank) if blank is not None else (canvas,):
@@ -481,6 +498,7 @@ def compose(
     meta = {"seed": seed, "deck": deck_name, "size": [out_w, out_h], "rotation": round(rot, 1),
             "jpeg_quality": quality, "layout": layout, **({"empty": True} if empty else {}),
             **({"face_down": down} if down else {}),
+            **({"chips_over_index": covered} if covered else {}),
             **({"pictured": [[[round(float(x), 1), round(float(y), 1)] for x, y in
                               cv2.perspectiveTransform(q[None].astype(np.float32), full)[0]]
                              for q in picture]} if picture else {})}
