@@ -361,7 +361,8 @@ def compose(
     rank or the suit or both hidden (a bet pushed up against the hand; drawn from their own
     seed after ``chips_on``'s): the index corner on the left of a card drawn at random or
     the one on its right, the chip's centre up to 0.3 card heights in from the side and
-    0.05-0.45 down from the end; ``meta["chips_over_index"]`` names those cards."""
+    0.05-0.45 down from the end; ``meta["chips_over_index"]`` names those cards (a
+    face-down one among them, if ``face_down`` lays any)."""
     rng = np.random.default_rng(seed)
     deck_name = sorted(decks)[int(rng.integers(len(decks)))]
     faces = decks[deck_name]

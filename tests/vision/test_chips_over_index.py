@@ -34,7 +34,7 @@ def test_nothing_read_wrong_under_a_chip_goes_unflagged(reader: Reader, deck: st
     result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
     cards, hands = in_doubt(result)
     truth = {t.card: t for t in scene.cards}
-    under = [truth[name] for name in scene.meta["chips_over_index"]]
+    under = [truth[name] for name in scene.meta["chips_over_index"]]  # all face up here
     # every read nothing flags names the card it lies on
     for c in result["cards"]:
         if (c["hand"], c["card"]) not in cards and c["hand"] not in hands:
