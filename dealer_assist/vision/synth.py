@@ -22,6 +22,7 @@ zones (as an admin would draw them) come with every scene, as polygons in photo 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,6 +186,39 @@ def _print_layout(canvas: np.ndarray, places: list[tuple[Seat, float, float, flo
             cv2.rectangle(canvas, (round(x0 + i * tube + 2), round(y0 + j)),
                           (round(x0 + (i + 1) * tube - 2), round(y0 + j + 0.03 * card_h)),
                           colour, -1)
+
+
+def _lay_chips(canvas: np.ndarray, cards: list[tuple[str, np.ndarray]], n: int,
+               card_h: float, rng: np.random.Generator,
+               place: Callable[[np.ndarray, float, np.random.Generator], np.ndarray],
+               ) -> list[str]:
+    """Lay a chip on each of ``n`` of ``cards`` (name, corners TL TR BR BL) drawn at
+    random, where ``place`` puts it on the card; the names of those cards."""
+    if not n:
+        return []
+    names = []
+    for k in rng.choice(len(cards), size=min(n, len(cards)), replace=False):
+        name, corners = cards[int(k)]
+        at = place(corners, card_h, rng)
+        _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, rng)
+        names.append(name)
+    return names
+
+
+def _anywhere_on(corners: np.ndarray, card_h: float, rng: np.random.Generator) -> np.ndarray:
+    """A point on the card's diagonal (a payout pushed against a hand, a marker)."""
+    return np.asarray(corners[0] + (corners[2] - corners[0]) * rng.uniform(0, 1))
+
+
+def _over_an_index(corners: np.ndarray, card_h: float,
+                   rng: np.random.Generator) -> np.ndarray:
+    """A point over one of the card's index corners, up to 0.3 card heights in from its
+    side and 0.05-0.45 down from its end (a bet pushed up against the hand)."""
+    tl, tr, br, bl = corners
+    across, along = (tr - tl) / np.linalg.norm(tr - tl), (bl - tl) / np.linalg.norm(bl - tl)
+    corner, sign = (tl, 1.0) if rng.random() < 0.5 else (br, -1.0)
+    return np.asarray(corner + sign * card_h * (across * rng.uniform(0.0, 0.3)
+                                                + along * rng.uniform(0.05, 0.45)))
 
 
 #: The size of the cards of a hand printed on the felt (``compose(pictured=True)``), as a
@@ -443,25 +477,11 @@ def compose(
             if paper is not None:
                 cv2.fillConvexPoly(paper, np.round(corners).astype(np.int32), 1.0)
 
-    if chips_on:
-        on = np.random.default_rng([seed, 9])
-        for k in on.choice(len(truth_plane), size=min(chips_on, len(truth_plane)),
-                           replace=False):
-            corners = truth_plane[int(k)][1]
-            at = corners[0] + (corners[2] - corners[0]) * on.uniform(0, 1)
-            _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, on)
-    covered: list[str] = []
-    if chips_over_index:
-        over = np.random.default_rng([seed, 10])
-        for k in over.choice(len(truth_plane), size=min(chips_over_index, len(truth_plane)),
-                             replace=False):
-            covered.append(truth_plane[int(k)][0])
-            tl, tr, br, bl = truth_plane[int(k)][1]
-            across, along = (tr - tl) / np.linalg.norm(tr - tl), (bl - tl) / np.linalg.norm(bl - tl)
-            corner, sign = (tl, 1.0) if over.random() < 0.5 else (br, -1.0)
-            at = corner + sign * card_h * (across * over.uniform(0.0, 0.3)
-                                           + along * over.uniform(0.05, 0.45))
-            _chip(canvas, (float(at[0]), float(at[1])), 0.2 * card_h, over)
+    cards_plane = [(name, corners) for name, corners, _, _ in truth_plane]
+    _lay_chips(canvas, cards_plane, chips_on, card_h, np.random.default_rng([seed, 9]),
+               _anywhere_on)
+    covered = _lay_chips(canvas, cards_plane, chips_over_index, card_h,
+                         np.random.default_rng([seed, 10]), _over_an_index)
     picture: list[np.ndarray] = []
     if pictured:  # printed: on the empty layout as well
         for printed in (canvas, blank) if blank is not None else (canvas,):
