@@ -15,12 +15,9 @@ import pytest
 
 from dealer_assist.vision.faces import load_deck
 from dealer_assist.vision.reader import Reader, in_doubt
-from dealer_assist.vision.synth import TruthCard, compose
+from dealer_assist.vision.synth import compose
 
-
-def _lies_on(read: dict, card: TruthCard) -> bool:
-    centre = tuple(float(v) for v in np.mean(read["corners"], axis=0))
-    return cv2.pointPolygonTest(np.asarray(card.corners, np.float32), centre, False) >= 0
+from .conftest import on_cards
 
 
 @pytest.mark.usefixtures("can_render")
@@ -39,7 +36,7 @@ def test_nothing_read_wrong_under_a_chip_goes_unflagged(reader: Reader, deck: st
     for c in result["cards"]:
         if (c["hand"], c["card"]) not in cards and c["hand"] not in hands:
             t = truth.get(c["card"])
-            assert t is not None and _lies_on(c, t), c
+            assert t is not None and on_cards([t.corners], c["corners"]), c
     # and the cards under the chips are read: right, or as something the dealer confirms
-    on_covered = [c for c in result["cards"] if any(_lies_on(c, t) for t in under)]
+    on_covered = [c for c in result["cards"] if on_cards([t.corners for t in under], c["corners"])]
     assert len(on_covered) >= 4, on_covered

@@ -15,14 +15,7 @@ from dealer_assist.vision.faces import load_back, load_deck
 from dealer_assist.vision.reader import SMALL_NOTE, Reader, in_doubt
 from dealer_assist.vision.synth import compose
 
-from .conftest import SAMPLES
-
-
-def _on(quads: list[list[list[float]]], corners: list[list[float]]) -> bool:
-    """Whether a read card's centre lies on one of the cards ``quads``."""
-    centre = tuple(float(v) for v in np.mean(corners, axis=0))
-    return any(cv2.pointPolygonTest(np.asarray(q, np.float32), centre, False) >= 0
-               for q in quads)
+from .conftest import SAMPLES, on_cards
 
 
 @pytest.mark.usefixtures("can_render")
@@ -41,7 +34,7 @@ def test_nothing_read_on_a_face_down_hand_goes_unflagged(reader: Reader, deck: s
     assert len(down) == 3 and len(scene.cards) == 21
     result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
     cards, hands = in_doubt(result)
-    on_backs = [c for c in result["cards"] if _on(down, c["corners"])]
+    on_backs = [c for c in result["cards"] if on_cards(down, c["corners"])]
     assert on_backs, "the pictured aces are read (else this photo tests nothing)"
     for c in on_backs:
         assert (c["hand"], c["card"]) in cards or c["hand"] in hands, c
@@ -51,9 +44,9 @@ def test_nothing_read_on_a_face_down_hand_goes_unflagged(reader: Reader, deck: s
             if (c["hand"], c["card"]) not in cards and c["hand"] not in hands]
     for c in sure:
         t = truth.get(c["card"])
-        assert t is not None and _on([t.corners], c["corners"]), c
+        assert t is not None and on_cards([t.corners], c["corners"]), c
     # and the face-up hands are read
-    right = sum(c["card"] in truth and _on([truth[c["card"]].corners], c["corners"])
+    right = sum(c["card"] in truth and on_cards([truth[c["card"]].corners], c["corners"])
                 for c in result["cards"])
     assert right >= 18, right
 
@@ -77,7 +70,7 @@ def test_a_hand_printed_on_the_felt_is_not_read_as_sure(reader: Reader, seed: in
     plain = reader.read(cv2.imdecode(np.frombuffer(compose(faces, seed, seats=7).jpeg, np.uint8),
                                      cv2.IMREAD_COLOR))
     cards, hands = in_doubt(result)
-    pictured = [c for c in result["cards"] if _on(scene.meta["pictured"], c["corners"])]
+    pictured = [c for c in result["cards"] if on_cards(scene.meta["pictured"], c["corners"])]
     assert pictured, "the printed hand is read (else this photo tests nothing)"
     for c in pictured:
         assert (c["hand"], c["card"]) in cards or c["hand"] in hands, c
