@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,8 +65,6 @@ def occlude(x: np.ndarray, rng: np.random.Generator, share: float) -> None:
     fingertip), ``INK_SHARE`` of them the colour of the window's darkest ink, the rest
     white, grey, black or any colour, now and then with spots around its edge (a chip's
     inlays), anywhere it reaches over the index corner."""
-    import cv2
-
     card_h = LOOK_H / 0.49  # the window is 0.49 of the card's height at size 1.0
     for i in np.flatnonzero(rng.random(len(x)) < share):
         mask = np.zeros((LOOK_H * 4, LOOK_W * 4), np.uint8)  # drawn 4x, for soft edges
@@ -105,8 +104,6 @@ def occlude(x: np.ndarray, rng: np.random.Generator, share: float) -> None:
 
 def _ellipse(img: np.ndarray, centre: tuple[float, float], axes: tuple[float, float],
              turn: float, value: int) -> None:
-    import cv2
-
     cv2.ellipse(img, (round(centre[0] * 4), round(centre[1] * 4)),
                 (max(1, round(axes[0] * 4)), max(1, round(axes[1] * 4))), turn, 0, 360,
                 value, -1, cv2.LINE_AA)
@@ -209,8 +206,6 @@ def export_onnx(model, path: Path) -> None:  # type: ignore[no-untyped-def]
 
 
 def accuracy(path: Path, data: Patches) -> float:
-    import cv2
-
     net = cv2.dnn.readNetFromONNX(str(path))
     out = []
     for i in range(0, len(data.x), 512):
