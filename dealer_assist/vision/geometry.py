@@ -974,6 +974,59 @@ def aligned_blob(pyr: Pyramid, blob: Blob) -> Blob | None:
     return Blob(_clockwise(np.asarray(box, np.float32)), blob.area, blob.centre, blob.hull)
 
 
+#: The rim of a region left out of what it shows (``region_shows``), as a share of its
+#: rectangle's short side: a region's outline is drawn around its card-white, and the
+#: felt's colour bleeds into its edge. The felt's colour is taken from a ring FELT_RING
+#: rims wide around it; a pixel within FELT_NEAR of that colour (8-bit Lab) shows felt.
+PAPER_RIM, FELT_RING, FELT_NEAR = 0.08, 3, 20.0
+
+
+def region_shows(work: np.ndarray, mask: np.ndarray, s: float,
+                 hull: np.ndarray) -> tuple[float, float]:
+    """(paper, felt): the shares of card-white (``mask``: uint8 0/255 on ``work``, the photo
+    reduced ``s`` times, as ``reduce`` gives it) and of the felt's colour (that of the
+    pixels around it, card-white left out) inside a region's convex hull (``hull``:
+    full-resolution pixels), its rim (``PAPER_RIM``) left out. A card's face shows its
+    paper across, pips and court art laid on it; a back shows paper only in its border, and
+    its print hides the felt; an outline printed on the felt shows the felt inside it.
+
+    >>> work = np.full((100, 100, 3), (40, 120, 40), np.uint8)     # green felt
+    >>> mask = np.zeros((100, 100), np.uint8)
+    >>> box = np.array([[10, 10], [70, 10], [70, 90], [10, 90]], np.float32)
+    >>> work[10:90, 10:70] = 235; mask[10:90, 10:70] = 255         # a card's face
+    >>> region_shows(work, mask, 1.0, box)
+    (1.0, 0.0)
+    >>> work[16:84, 16:64] = (120, 30, 30); mask[16:84, 16:64] = 0  # a back, a white border
+    >>> [round(v, 2) for v in region_shows(work, mask, 1.0, box)]
+    [0.1, 0.0]
+    >>> work[16:84, 16:64] = (40, 120, 40)                          # an outline on the felt
+    >>> [round(v, 2) for v in region_shows(work, mask, 1.0, box)]
+    [0.1, 0.9]
+    """
+    pts = np.asarray(hull, np.float32).reshape(-1, 2) * s
+    (_, (w, h), _) = cv2.minAreaRect(pts)
+    rim = max(1, round(PAPER_RIM * min(w, h)))
+    ring = FELT_RING * rim
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int) - ring - 1, 0)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + ring + 2
+    part, white = work[y0:y1, x0:x1], mask[y0:y1, x0:x1]
+    drawn = np.zeros(white.shape, np.uint8)
+    cv2.fillConvexPoly(drawn, np.round(pts - [x0, y0]).astype(np.int32), 255)
+    inside = cv2.erode(drawn, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8)) > 0
+    n = np.count_nonzero(inside)
+    if not n:
+        return 0.0, 0.0
+    paper = float(np.count_nonzero(white[inside]) / n)
+    around = (cv2.dilate(drawn, np.ones((2 * ring + 1, 2 * ring + 1), np.uint8)) > 0) & (
+        drawn == 0) & (white == 0)
+    if not around.any():
+        return paper, 0.0
+    lab = cv2.cvtColor(part, cv2.COLOR_BGR2LAB).astype(np.float32)
+    felt = np.median(lab[around], axis=0)
+    near = np.linalg.norm(lab[inside] - felt, axis=1) < FELT_NEAR
+    return paper, float(np.count_nonzero(near) / n)
+
+
 def blob_sides(blob: Blob) -> tuple[float, float]:
     """(short, long) sides of the blob's rectangle."""
     c = blob.corners

@@ -13,7 +13,10 @@ share their likeliest card are given the distinct cards likeliest together (``on
 Nothing doubtful is passed off as sure: a card under the confidence threshold (or above it
 with a strong runner-up: ``RUNNER_UP``), every read that shared a card (and a card still
 seen twice), a card whose index was not seen (read where its hand's spread puts it) and a
-hand that is not exactly three cards are listed in ``needs_confirmation``.
+hand that is not exactly three cards are listed in ``needs_confirmation``. An item there
+with a ``"region"`` (four corners) names a place in the photo: cards that could not be
+read, or, with ``"face_down": true``, a hand lying face down (``FACE_DOWN_PAPER``; it is in
+``hands``, seated, with no cards).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from .geometry import (
     make_frame,
     quad_blob,
     reduce,
+    region_shows,
     window_patches,
 )
 from .hand_groups import joined
@@ -135,6 +139,28 @@ BLURRED_NOTE = ("the photo is blurred (the camera moved, or was not focused): ho
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
               "something (the layout's pay table, the back of a face-down card) are not "
               "a hand")
+#: A hand lies face down when its region shows under FACE_DOWN_PAPER of card-white and
+#: under FACE_DOWN_FELT of the felt's colour (``geometry.region_shows``): a back's print
+#: fills it but for its border, and hides the felt (a betting circle printed on the felt
+#: shows the felt inside it). That is asked of a region FACE_DOWN_WIDE card heights across
+#: and FACE_DOWN_LONG long or more (``_down_sized``: not a court card lying alone, whose
+#: art reaches its edge; not chips side by side in a circle, 0.44-0.63 long) and no larger
+#: than a hand, where cards are FACE_DOWN_SEEN pixels high or more on the working copy
+#: (``geometry.reduce``; smaller, a card's white margin is gone from it): a hand found with
+#: at most one index seen and every read under FACE_DOWN_GUESS (a back has no index; its
+#: guesses measured 0.14-0.59; face-up court cards whose indices read unsure held two or
+#: three, or one at 0.77), or a region not read. Its reads are dropped; the dealer is told
+#: to turn it over (``FACE_DOWN_NOTE``); it keeps its seat (without seat zones, a
+#: face-down dealer's hand not counted along the arc had the dealer guessed among the
+#: players: 3 of the 4 photos of ``tests/vision/test_face_down.py``). Measured in
+#: card_models/README.md ("A hand lying face down"). Not told apart: backs whose print is
+#: card-white (ancient-egyptians' cream, nicu's four aces: ``SMALL_CARDS`` flags those) or
+#: whose border is not found as a region (gm-paris, standard mostly): flagged as before.
+FACE_DOWN_PAPER, FACE_DOWN_FELT, FACE_DOWN_GUESS = 0.5, 0.03, 0.6
+FACE_DOWN_WIDE, FACE_DOWN_LONG, FACE_DOWN_SEEN = 0.8, 0.85, 40.0
+#: What the dealer is told of a hand lying face down.
+FACE_DOWN_NOTE = ("these cards look face down (no index, little of a card's face): turn "
+                  "them over and take the photo again, or enter them")
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
 #: Each card found is read again from its index corner with the card magnified by each of
@@ -335,6 +361,14 @@ class Hand:
     uneven: bool = False
     #: its cards are smaller than the other hands' (``SMALL_CARDS``): pictured, not dealt
     small: bool = False
+    #: the shares of card-white and of the felt's colour inside its region
+    #: (``geometry.region_shows``; a hand joined from pieces: 1.0 and 0.0, a face)
+    paper: float = 1.0
+    felt: float = 0.0
+    #: it lies face down (``FACE_DOWN_PAPER``): its cards are not read
+    face_down: bool = False
+    #: the corners of the region it was found in (none for a hand joined from pieces)
+    region: np.ndarray | None = None
 
 
 def spans_region(xs: list[float], width: float, card_w: float) -> bool:
@@ -481,6 +515,29 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     if not fits:
         return []
     return min(fits)[1]
+
+
+def face_down(paper: float, felt: float) -> bool:
+    """Whether a region showing ``paper`` of card-white and ``felt`` of the felt's colour
+    (``geometry.region_shows``) is the back of a card: little paper, and the felt hidden.
+
+    >>> face_down(0.1, 0.0), face_down(0.7, 0.0), face_down(0.1, 0.9)  # back, face, outline
+    (True, False, False)
+    """
+    return paper < FACE_DOWN_PAPER and felt < FACE_DOWN_FELT
+
+
+def _down_sized(corners: np.ndarray, card_h: float) -> bool:
+    """Whether a region's rectangle (``corners``) is as large as a hand of cards
+    ``card_h`` high lying face down: FACE_DOWN_WIDE card heights across and FACE_DOWN_LONG
+    long or more (not a card lying alone, nor chips).
+
+    >>> box = lambda w, h: np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    >>> [_down_sized(box(w, h), 100.0) for w, h in ((100, 120), (71, 100), (60, 45))]
+    [True, False, False]
+    """
+    a, b = (float(np.linalg.norm(corners[k] - corners[0])) for k in (1, 3))
+    return min(a, b) >= FACE_DOWN_WIDE * card_h and max(a, b) >= FACE_DOWN_LONG * card_h
 
 
 def _card_high(blob: Blob, card_h: float) -> bool:
@@ -735,6 +792,11 @@ class Reader:
                                 card_w * frame_scale(fe.frame) if card_w is not None
                                 else CARD_W * FRAME_CARD_H)
                  for blob, fe, opposite in found]
+        if self.white is not None:
+            work, mask = self.white
+            s = work.shape[1] / pyr.levels[0].shape[1]
+            for hand, (blob, _, _) in zip(hands, found, strict=True):
+                hand.paper, hand.felt = region_shows(work, mask, s, blob.hull)
         # a hand laid apart (or spread so wide it was cut) is in two or three regions
         groups = joined([[c.corners for c in h.cards] for h in hands])
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
@@ -955,7 +1017,7 @@ class Reader:
         seen = [float(fe.offsets[p]) for p, inferred in places if not inferred]
         return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1],
                     spans=spans_region(seen, frame.width, card_w),
-                    uneven=unevenly_spread(seen))
+                    uneven=unevenly_spread(seen), region=blob.corners)
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
@@ -1004,9 +1066,40 @@ class Reader:
         width = edge_width(work, mask, [np.asarray(c["corners"]) * scale for c in cards])
         return blurred(width, None if self.card_h is None else self.card_h * scale)
 
+    def _face_down(self, image: np.ndarray, hands: list[Hand]) -> list[Hand]:
+        """The hands lying face down (``FACE_DOWN_PAPER``): each hand found, a face-down
+        hand's size, with at most one index seen and every read a weak guess, whose region
+        shows a back, is marked so, its reads dropped (each a guess at a card the photo does
+        not show); each region not read, of that size, that shows a back is taken out of
+        ``self.unread`` and returned as such a hand, with no cards, to be seated. None where
+        the cards are too small on the working copy to tell (``FACE_DOWN_SEEN``)."""
+        if self.white is None or self.card_h is None:
+            return []
+        work, mask = self.white
+        s = work.shape[1] / image.shape[1]
+        if self.card_h * s < FACE_DOWN_SEEN:
+            return []
+        for hand in hands:
+            if (face_down(hand.paper, hand.felt) and hand.region is not None
+                    and _down_sized(hand.region, self.card_h)
+                    and sum(not c.inferred for c in hand.cards) <= 1
+                    and all(c.best[1] < FACE_DOWN_GUESS for c in hand.cards)):
+                hand.face_down, hand.cards = True, []
+        down, unread = [], []
+        for blob in self.unread:
+            if (_hand_sized(blob, self.card_h) and _down_sized(blob.corners, self.card_h)
+                    and face_down(*region_shows(work, mask, s, blob.hull))):
+                down.append(Hand([], blob.centre, area=blob.area, length=blob_sides(blob)[1],
+                                 face_down=True, region=blob.corners))
+            else:
+                unread.append(blob)
+        self.unread = unread
+        return down
+
     def _read(self, image: np.ndarray, zones: dict[str, Any] | None,
               empty: np.ndarray | EmptyLayout | None = None) -> dict[str, Any]:
         hands = self.find_cards(image, empty)
+        hands += self._face_down(image, hands)
         confirm: list[dict[str, Any]] = []
         if empty is not None and zones:
             zones = self._zones_seen(zones, confirm)
@@ -1072,7 +1165,13 @@ class Reader:
         for hi, hand in enumerate(hands):
             out_hands.append({"hand": hi, "seat": hand.seat, "cards": hand_cards[hi],
                               "confidence": round(min(hand_confs[hi], default=0.0), 4)})
-            if len(hand.cards) != 3:
+            if hand.face_down:
+                confirm.append({"hand": hi, "seat": hand.seat, "card": None,
+                                "reason": FACE_DOWN_NOTE, "face_down": True,
+                                **({} if hand.region is None else {"region": [
+                                    [round(float(x), 1), round(float(y), 1)]
+                                    for x, y in hand.region]})})
+            elif len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
             elif hand.small:
