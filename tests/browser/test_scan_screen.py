@@ -447,3 +447,31 @@ def test_a_hand_printed_on_the_felt_takes_no_seat(page: Any, live_server: LiveSe
     expect(page.locator("[data-testid=scan-general]")).to_contain_text(
         "its cards look smaller than the others on the table")
     shot(page, "scan-10-pay-table-not-placed")
+
+
+def test_a_face_down_dealer_hand_is_said_to_be(page: Any, live_server: LiveServer,
+                                               tmp_path: Path) -> None:
+    """The dealer's hand still face down when the photo is taken: the photo shows "face
+    down" over it, no card is placed at the dealer's hand, and the dealer's hand waits on
+    the dealer with the reader's word for why (turn them over, or enter them)."""
+    from dealer_assist.vision.faces import load_back, load_deck
+    from dealer_assist.vision.reader import FACE_DOWN_NOTE
+    from dealer_assist.vision.synth import compose
+
+    scene = compose({"dondorf": load_deck("dondorf")}, 600006, seats=7, face_down=(7,),
+                    back=load_back("dondorf"))
+    photo = tmp_path / "dealer-face-down.jpg"
+    photo.write_bytes(scene.jpeg)
+    data = upload_and_read(page, live_server, photo)
+    down = [n for n in data["needs_confirmation"] if n["reason"] == FACE_DOWN_NOTE]
+    assert len(down) == 1 and down[0]["seat"] == "dealer", data["needs_confirmation"]
+    expect(page.locator(".scan-unread[data-face-down='1']")).to_have_count(1)
+    expect(page.locator(".scan-unread[data-face-down='1'] text")).to_have_text("face down")
+    shot(page, "scan-11-dealer-face-down-over-the-photo")
+    page.click("[data-testid=scan-use]")
+    assert page.input_value("#cards-dealer") == ""
+    expect(page.locator(".hand[data-hand='dealer']")).to_have_class(NEEDS_CONFIRM)
+    note = page.locator("[data-testid=scan-note-dealer]")
+    expect(note).to_contain_text("face down: turn them over")
+    assert FACE_DOWN_NOTE in (note.get_attribute("title") or "")
+    shot(page, "scan-12-dealer-face-down-to-confirm")

@@ -298,10 +298,12 @@
     overlay.append(...tags);
     for (const item of data.needs_confirmation) {
       if (!item.region) continue;
-      const g = svg("g", {"class": "scan-unread"});
+      // a region not read, or a hand lying face down (the reader says which)
+      const g = svg("g", {"class": "scan-unread", "data-face-down": item.face_down ? "1" : "0"});
       g.append(svg("polygon", {points: item.region.map((p) => p.join(",")).join(" ")}));
       const [x, y] = item.region[0];
-      g.append(svg("text", {x, y: y - size * 0.3, "font-size": size}, "not read"));
+      g.append(svg("text", {x, y: y - size * 0.3, "font-size": size},
+                   item.face_down ? "face down" : "not read"));
       overlay.append(g);
     }
   }
@@ -451,6 +453,7 @@
       else if ((m = /could also be (\w+)/.exec(r))) parts.push(`or ${pretty(m[1])}?`);
       else if ((m = /seen (\d+) times/.exec(r))) parts.push(`seen ${m[1]}×`);
       else if ((m = /hand has (\d+) cards?/.exec(r))) parts.push(`${m[1]} card${m[1] === "1" ? "" : "s"}, not 3`);
+      else if (/look face down/.test(r)) parts.push("face down: turn them over");
       else parts.push(r);
     }
     return parts.join(", ");
