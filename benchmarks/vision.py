@@ -8,29 +8,28 @@ seats and the dealer (24 cards); prints the share of cards read right (right car
 hand), silent errors (a wrong card not flagged for confirmation), flagged cards, the share
 of cards read right and not flagged ("sure": nothing for the dealer to confirm), silent
 hands (a hand nothing flags that is not one true hand's cards), and the median time per
-photo; then the margin of each of the two rules that keep a wrong read from
-passing as sure, the other left out: the surest wrong read nothing but the confidence
-threshold flags, and the wrong reads the runner-up rule (``reader.RUNNER_UP``) alone lets
-through. Then the first ``--layout`` of those tables again with what else a casino's felt
-shows (the betting circles and the game's rules printed on it, chips, the chip tray), read
-alone and compared with the table's empty layout photographed again from the same place
-(the seat zones' reference photo) and from a camera moved; the first ``--conditions`` in
-each of ``synth.CONDITIONS`` (what a real photo can bring: a floor around the table, warm
-dim light, a tilted camera), on a light grey felt and a near-white table, under a lamp's
-glare, with the dealer's hand still face down, with a hand printed on the felt (a pay
-table's art), with chips lying on the cards and with chips over index corners; the first
-``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how
-many hands were read whole;
-with ``--close-ups``, hands of those tables photographed up close (``synth.close_up``,
-magnified); with ``--up-close``, one to three hands photographed up close and drawn sharp
-(``synth.up_close``); and the median time for a 12-megapixel (4000x3000) photo. The
-baseline is the same network reading exhaustively (a window every 2 pixels, each window cut
-and read on its own): the ratio says what the one-pass strip reading buys. ``--enroll
-DESIGN`` instead measures ``vision enroll``: reads of photos of DESIGN before and after
-enrolling it from other labelled photos. Runs on one core (OpenCV and BLAS limited to one
-thread). Targets: >= 99.5% right, no silent error, <= 150 ms per 1080p photo, <= 600 ms per
-12 MP photo.
-"""
+photo (and beside the rows of whole photos, how many were said to be blurred, and how many
+face-down hands were said to lie face down, and anything else said to); then the margin of
+each of the two rules that keep a wrong read from passing as sure, the other left out: the
+surest wrong read nothing but the confidence threshold flags, and the wrong reads the
+runner-up rule (``reader.RUNNER_UP``) alone lets through. Then the first ``--layout`` of
+those tables again with what else a casino's felt shows (the betting circles and the game's
+rules printed on it, chips, the chip tray), read alone and compared with the table's empty
+layout photographed again from the same place (the seat zones' reference photo) and from a
+camera moved; the first ``--conditions`` in each of ``synth.CONDITIONS`` (what a real photo
+can bring: a floor around the table, warm dim light, a tilted camera), on a light grey felt
+and a near-white table, under a lamp's glare, with the dealer's hand still face down, with
+a hand printed on the felt (a pay table's art), with chips lying on the cards and with
+chips over index corners; the first ``--lays`` with hands laid in each of ``synth.LAYS``
+(spread wide, laid apart), with how many hands were read whole; with ``--close-ups``, hands
+of those tables photographed up close (``synth.close_up``, magnified); with ``--up-close``,
+one to three hands photographed up close and drawn sharp (``synth.up_close``); and the
+median time for a 12-megapixel (4000x3000) photo. The baseline is the same network reading
+exhaustively (a window every 2 pixels, each window cut and read on its own): the ratio says
+what the one-pass strip reading buys. ``--enroll DESIGN`` instead measures ``vision
+enroll``: reads of photos of DESIGN before and after enrolling it from other labelled
+photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets: >= 99.5% right,
+no silent error, <= 150 ms per 1080p photo, <= 600 ms per 12 MP photo. """
 
 from __future__ import annotations
 
@@ -144,11 +143,30 @@ def totals(scenes: list, results: list) -> list[int]:
     return s
 
 
-def said_blurred(results: list) -> str:
-    """How many of the photos the dealer is told are blurred (``reader.BLURRED_NOTE``)."""
-    said = sum(any(c["reason"] == BLURRED_NOTE for c in r["needs_confirmation"])
-               for r in results)
-    return f"  said blurred: {said} of {len(results)}"
+def said(scenes: list, results: list) -> str:
+    """How many of the photos the dealer is told are blurred (``reader.BLURRED_NOTE``);
+    and where hands lie face down (``compose(face_down=...)``), how many of them are said
+    to (a note with ``"face_down"`` over the hand: ``reader.FACE_DOWN_PAPER``), and how
+    many such notes lie over no face-down hand (said of anything else)."""
+    blurred = sum(any(c["reason"] == BLURRED_NOTE for c in r["needs_confirmation"])
+                  for r in results)
+    out = f"  said blurred: {blurred} of {len(results)}"
+    down = named = elsewhere = 0
+    for sc, res in zip(scenes, results, strict=True):
+        cards = sc.meta.get("face_down", [])
+        hands = [np.mean(cards[k : k + 3], axis=(0, 1)) for k in range(0, len(cards), 3)]
+        near = 0.6 * float(np.linalg.norm(np.subtract(sc.cards[0].corners[3],
+                                                      sc.cards[0].corners[0])))
+        notes = [np.mean(c["region"], axis=0) for c in res["needs_confirmation"]
+                 if c.get("face_down")]
+        down += len(hands)
+        named += sum(any(np.linalg.norm(c - h) < near for c in notes) for h in hands)
+        elsewhere += sum(not any(np.linalg.norm(c - h) < near for h in hands) for c in notes)
+    if down:
+        out += f"  said face down: {named} of {down} hands"
+    if elsewhere:
+        out += f"  said face down elsewhere: {elsewhere}"
+    return out
 
 
 def row(name: str, s: list[int], width: int = 24) -> str:
@@ -251,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{'sure':>7} {'s.hands':>7} {'median ms':>10} {'baseline ms':>12} {'ratio':>6}")
     all_times: list[float] = []
     all_results: list[dict] = []
+    all_scenes: list = []
     tot = [0] * 6
     # the same reads with one rule at a time: the threshold alone, the runner-up rule alone
     threshold_alone = copy.copy(reader)
@@ -269,6 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         tot = [a + b for a, b in zip(tot, s, strict=True)]
         all_times += times
         all_results += results
+        all_scenes += scenes
         med, bmed = statistics.median(times) * 1000, statistics.median(btimes) * 1000
         print(f"{row(deck, s)} {med:10.0f} {bmed:12.0f} {bmed / med:5.1f}x", flush=True)
         for sc in scenes:
@@ -276,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
             only_threshold += unflagged_wrong(threshold_alone.read(img), sc.cards)[0]
             only_runner_up += unflagged_wrong(runner_up_alone.read(img), sc.cards)[0]
     med = statistics.median(all_times) * 1000
-    print(f"{row('all held-out', tot)} {med:10.0f}{said_blurred(all_results)}")
+    print(f"{row('all held-out', tot)} {med:10.0f}{said(all_scenes, all_results)}")
     print(f"margins: without the runner-up rule, the surest wrong read nothing else flags "
           f"scored {max(only_threshold, default=0.0):.3f} (threshold {reader.threshold}); "
           f"without the threshold, wrong reads the runner-up rule ({RUNNER_UP}) lets through: "
@@ -314,18 +334,18 @@ def main(argv: list[str] | None = None) -> int:
             changed = [taken_in(sc, condition, seed) for sc, seed in plain]
             times, results = run(reader, changed)
             print(f"{row(condition, totals(changed, results))} "
-                  f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
+                  f"{statistics.median(times) * 1000:10.0f}{said(changed, results)}")
         grey = [compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7, felt=(0, 0, 160))
                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
         times, results = run(reader, grey)
         print(f"{row('light grey felt', totals(grey, results))} "
-              f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
+              f"{statistics.median(times) * 1000:10.0f}{said(grey, results)}")
         # a light felt in a hard shadow: its lit half is whiter than the shadow's cards
         shaded = [taken_in(sc, "hard shadow", seed)
                   for sc, (_, seed) in zip(grey, plain, strict=True)]
         times, results = run(reader, shaded)
         print(f"{row('  ... in a hard shadow', totals(shaded, results))} "
-              f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
+              f"{statistics.median(times) * 1000:10.0f}{said(shaded, results)}")
         # the same tables drawn otherwise (synth.compose's keywords for each design): a
         # near-white table (a desk, a light cloth: the cards stand little above it); a lamp
         # above reflected in the glossy cards; the dealer's hand still face down (the
@@ -348,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                       for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.conditions)]
             times, results = run(reader, tables)
             print(f"{row(name, totals(tables, results))} "
-                  f"{statistics.median(times) * 1000:10.0f}{said_blurred(results)}")
+                  f"{statistics.median(times) * 1000:10.0f}{said(tables, results)}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart
         for lay, kwargs in LAYS.items():
