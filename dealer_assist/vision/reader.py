@@ -361,14 +361,12 @@ class Hand:
     uneven: bool = False
     #: its cards are smaller than the other hands' (``SMALL_CARDS``): pictured, not dealt
     small: bool = False
-    #: the shares of card-white and of the felt's colour inside its region
-    #: (``geometry.region_shows``; a hand joined from pieces: 1.0 and 0.0, a face)
-    paper: float = 1.0
-    felt: float = 0.0
     #: it lies face down (``FACE_DOWN_PAPER``): its cards are not read
     face_down: bool = False
-    #: the corners of the region it was found in (none for a hand joined from pieces)
+    #: the corners and the convex hull of the region it was found in (none for a hand
+    #: joined from pieces)
     region: np.ndarray | None = None
+    hull: np.ndarray | None = None
 
 
 def spans_region(xs: list[float], width: float, card_w: float) -> bool:
@@ -792,11 +790,6 @@ class Reader:
                                 card_w * frame_scale(fe.frame) if card_w is not None
                                 else CARD_W * FRAME_CARD_H)
                  for blob, fe, opposite in found]
-        if self.white is not None:
-            work, mask = self.white
-            s = work.shape[1] / pyr.levels[0].shape[1]
-            for hand, (blob, _, _) in zip(hands, found, strict=True):
-                hand.paper, hand.felt = region_shows(work, mask, s, blob.hull)
         # a hand laid apart (or spread so wide it was cut) is in two or three regions
         groups = joined([[c.corners for c in h.cards] for h in hands])
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
@@ -1017,7 +1010,7 @@ class Reader:
         seen = [float(fe.offsets[p]) for p, inferred in places if not inferred]
         return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1],
                     spans=spans_region(seen, frame.width, card_w),
-                    uneven=unevenly_spread(seen), region=blob.corners)
+                    uneven=unevenly_spread(seen), region=blob.corners, hull=blob.hull)
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
@@ -1080,17 +1073,19 @@ class Reader:
         if self.card_h * s < FACE_DOWN_SEEN:
             return []
         for hand in hands:
-            if (face_down(hand.paper, hand.felt) and hand.region is not None
+            # what the region shows is measured last: the other tests cost nothing
+            if (hand.region is not None and hand.hull is not None
                     and _down_sized(hand.region, self.card_h)
                     and sum(not c.inferred for c in hand.cards) <= 1
-                    and all(c.best[1] < FACE_DOWN_GUESS for c in hand.cards)):
+                    and all(c.best[1] < FACE_DOWN_GUESS for c in hand.cards)
+                    and face_down(*region_shows(work, mask, s, hand.hull))):
                 hand.face_down, hand.cards = True, []
         down, unread = [], []
         for blob in self.unread:
             if (_hand_sized(blob, self.card_h) and _down_sized(blob.corners, self.card_h)
                     and face_down(*region_shows(work, mask, s, blob.hull))):
                 down.append(Hand([], blob.centre, area=blob.area, length=blob_sides(blob)[1],
-                                 face_down=True, region=blob.corners))
+                                 face_down=True, region=blob.corners, hull=blob.hull))
             else:
                 unread.append(blob)
         self.unread = unread
