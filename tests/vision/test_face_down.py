@@ -12,14 +12,13 @@ import pytest
 
 from dealer_assist.vision.faces import load_back, load_deck
 from dealer_assist.vision.reader import FACE_DOWN_NOTE, Reader, in_doubt
-from dealer_assist.vision.synth import compose
+from dealer_assist.vision.synth import Scene, compose
 
 from .conftest import SAMPLES, on_cards
 
 
-def _read(reader: Reader, scene: object) -> dict:
-    return reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8),  # type: ignore[attr-defined]
-                                    cv2.IMREAD_COLOR))
+def _read(reader: Reader, scene: Scene) -> dict:
+    return reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
 
 
 @pytest.mark.usefixtures("can_render")
