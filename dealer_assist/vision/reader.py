@@ -363,10 +363,8 @@ class Hand:
     small: bool = False
     #: it lies face down (``FACE_DOWN_PAPER``): its cards are not read
     face_down: bool = False
-    #: the corners and the convex hull of the region it was found in (none for a hand
-    #: joined from pieces)
-    region: np.ndarray | None = None
-    hull: np.ndarray | None = None
+    #: the region it was found in (none for a hand joined from pieces)
+    blob: Blob | None = None
 
 
 def spans_region(xs: list[float], width: float, card_w: float) -> bool:
@@ -515,27 +513,28 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     return min(fits)[1]
 
 
-def face_down(paper: float, felt: float) -> bool:
+def shows_a_back(paper: float, felt: float) -> bool:
     """Whether a region showing ``paper`` of card-white and ``felt`` of the felt's colour
     (``geometry.region_shows``) is the back of a card: little paper, and the felt hidden.
 
-    >>> face_down(0.1, 0.0), face_down(0.7, 0.0), face_down(0.1, 0.9)  # back, face, outline
+    >>> shows_a_back(0.1, 0.0), shows_a_back(0.7, 0.0), shows_a_back(0.1, 0.9)  # back, face, outline
     (True, False, False)
     """
     return paper < FACE_DOWN_PAPER and felt < FACE_DOWN_FELT
 
 
-def _down_sized(corners: np.ndarray, card_h: float) -> bool:
-    """Whether a region's rectangle (``corners``) is as large as a hand of cards
-    ``card_h`` high lying face down: FACE_DOWN_WIDE card heights across and FACE_DOWN_LONG
-    long or more (not a card lying alone, nor chips).
+def _down_sized(blob: Blob, card_h: float) -> bool:
+    """Whether ``blob``'s rectangle is as large as a hand of cards ``card_h`` high lying
+    face down: FACE_DOWN_WIDE card heights across and FACE_DOWN_LONG long or more (not a
+    card lying alone, nor chips).
 
     >>> box = lambda w, h: np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    >>> [_down_sized(box(w, h), 100.0) for w, h in ((100, 120), (71, 100), (60, 45))]
+    >>> [_down_sized(Blob(box(w, h), 1.0, (0, 0), box(w, h)), 100.0)
+    ...  for w, h in ((100, 120), (71, 100), (60, 45))]
     [True, False, False]
     """
-    a, b = (float(np.linalg.norm(corners[k] - corners[0])) for k in (1, 3))
-    return min(a, b) >= FACE_DOWN_WIDE * card_h and max(a, b) >= FACE_DOWN_LONG * card_h
+    short, long = blob_sides(blob)
+    return short >= FACE_DOWN_WIDE * card_h and long >= FACE_DOWN_LONG * card_h
 
 
 def _card_high(blob: Blob, card_h: float) -> bool:
@@ -1010,7 +1009,7 @@ class Reader:
         seen = [float(fe.offsets[p]) for p, inferred in places if not inferred]
         return Hand(cards, blob.centre, area=blob.area, length=blob_sides(blob)[1],
                     spans=spans_region(seen, frame.width, card_w),
-                    uneven=unevenly_spread(seen), region=blob.corners, hull=blob.hull)
+                    uneven=unevenly_spread(seen), blob=blob)
 
     # -- the whole table -------------------------------------------------------------------
     def read(self, image: np.ndarray, zones: dict[str, Any] | None = None,
@@ -1074,18 +1073,17 @@ class Reader:
             return []
         for hand in hands:
             # what the region shows is measured last: the other tests cost nothing
-            if (hand.region is not None and hand.hull is not None
-                    and _down_sized(hand.region, self.card_h)
+            if (hand.blob is not None and _down_sized(hand.blob, self.card_h)
                     and sum(not c.inferred for c in hand.cards) <= 1
                     and all(c.best[1] < FACE_DOWN_GUESS for c in hand.cards)
-                    and face_down(*region_shows(work, mask, s, hand.hull))):
+                    and shows_a_back(*region_shows(work, mask, s, hand.blob.hull))):
                 hand.face_down, hand.cards = True, []
         down, unread = [], []
         for blob in self.unread:
-            if (_hand_sized(blob, self.card_h) and _down_sized(blob.corners, self.card_h)
-                    and face_down(*region_shows(work, mask, s, blob.hull))):
+            if (_hand_sized(blob, self.card_h) and _down_sized(blob, self.card_h)
+                    and shows_a_back(*region_shows(work, mask, s, blob.hull))):
                 down.append(Hand([], blob.centre, area=blob.area, length=blob_sides(blob)[1],
-                                 face_down=True, region=blob.corners, hull=blob.hull))
+                                 face_down=True, blob=blob))
             else:
                 unread.append(blob)
         self.unread = unread
@@ -1163,9 +1161,9 @@ class Reader:
             if hand.face_down:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": FACE_DOWN_NOTE, "face_down": True,
-                                **({} if hand.region is None else {"region": [
+                                **({} if hand.blob is None else {"region": [
                                     [round(float(x), 1), round(float(y), 1)]
-                                    for x, y in hand.region]})})
+                                    for x, y in hand.blob.corners]})})
             elif len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
