@@ -6,8 +6,9 @@ side, as the cards of one hand do, are joined when together they hold three.
 Cards are given by their four corners (image pixels, clockwise from the top-left of the
 upright index, as the reader returns them). Two cards lie side by side when they are turned
 alike and alike in size, the second lies along the first's width (not above or below it)
-and their centres are at most ``REACH`` card heights apart. Only pieces holding three cards
-in all are joined: a chain of more (the hands of neighbouring seats laid apart close
+and their centres are at most ``REACH`` card heights apart. A piece whose region holds more
+than its cards (``holds_more``) is no piece of a hand laid apart. Only pieces holding three
+cards in all are joined: a chain of more (the hands of neighbouring seats laid apart close
 together) is left as it is, and each piece is confirmed by the dealer as a hand that is not
 three cards.
 """
@@ -33,6 +34,14 @@ TURN = 25.0
 #: size, as where two hands touch and their region was cut wrong, is not joined to another
 #: hand's card: on one printed tuning photo that made a hand of pieces of two).
 SIZE = 0.8
+#: A piece whose region reaches this many card heights farther along its cards' width than
+#: its cards do holds cards not read (``holds_more``): it is not joined. The pieces of
+#: hands laid apart joined right reached at most 0.32 farther (383 pieces, 72 photos of
+#: nine designs laid apart and spread wide, seeds 770000), most under 0.07; a fan of three
+#: cards read as one reaches two spreads (0.38-0.54) farther. Before it, a hand of which
+#: one index was seen was joined to a neighbour's two cards read of three: a hand of two
+#: seats' cards nothing flagged (nicu-white 770501 under "floor and rail").
+UNREAD = 0.35
 
 
 def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,11 +85,36 @@ def side_by_side(a: np.ndarray, b: np.ndarray) -> bool:
                 and min(ha, hb) >= SIZE * max(ha, hb))
 
 
-def joined(pieces: list[list[np.ndarray]]) -> list[list[int]]:
+def holds_more(cards: list[np.ndarray], region: np.ndarray) -> bool:
+    """Whether ``region`` (the points of the region ``cards`` were read in: its hull)
+    reaches farther along the cards' width than the cards do, by more than ``UNREAD``
+    card heights: cards lie in it that were not read (a hand whose other indices went
+    unseen), so it is no piece of a hand laid apart.
+
+    >>> card = np.array([[0, 0], [71, 0], [71, 100], [0, 100]], float)
+    >>> holds_more([card], card)                    # a card alone in its region
+    False
+    >>> holds_more([card], card + [[0, 0], [50, 0], [50, 0], [0, 0]])  # a hand, one seen
+    True
+    >>> holds_more([card, card + [25, 0]], card + [[0, 0], [25, 0], [25, 0], [0, 0]])
+    False
+    """
+    _, across, _ = _axes(cards[0])
+    corners = np.concatenate([np.asarray(c, np.float64).reshape(4, 2) for c in cards])
+    along = corners @ across
+    reach = np.asarray(region, np.float64).reshape(-1, 2) @ across
+    card_h = float(np.mean([_height(c) for c in cards]))
+    return bool(float(reach.max() - reach.min()) - float(along.max() - along.min())
+                > UNREAD * card_h)
+
+
+def joined(pieces: list[list[np.ndarray]],
+           regions: list[np.ndarray | None] | None = None) -> list[list[int]]:
     """Groups of ``pieces`` (each a region's cards, their corners) to read as one hand: the
     pieces of fewer than three cards that lie side by side (``side_by_side``, through any
     of their cards), where a group of them holds three cards in all; every other piece
-    alone, in the order of their first pieces.
+    alone, in the order of their first pieces. A piece whose region (``regions``, its
+    points; none where not known) holds more than its cards (``holds_more``) stays alone.
 
     >>> card = np.array([[0, 0], [71, 0], [71, 100], [0, 100]], float)
     >>> apart = [[card], [card + [80, 0]], [card + [160, 0]], [card + [0, 400]]]
@@ -100,7 +134,9 @@ def joined(pieces: list[list[np.ndarray]]) -> list[list[int]]:
             i = parent[i]
         return i
 
-    small = [i for i in range(n) if 0 < len(pieces[i]) < 3]
+    known = regions if regions is not None else [None] * n
+    small = [i for i in range(n) if 0 < len(pieces[i]) < 3
+             and ((region := known[i]) is None or not holds_more(pieces[i], region))]
     for x, i in enumerate(small):
         for j in small[x + 1 :]:
             if any(side_by_side(a, b) for a in pieces[i] for b in pieces[j]):

@@ -790,7 +790,8 @@ class Reader:
                                 else CARD_W * FRAME_CARD_H)
                  for blob, fe, opposite in found]
         # a hand laid apart (or spread so wide it was cut) is in two or three regions
-        groups = joined([[c.corners for c in h.cards] for h in hands])
+        groups = joined([[c.corners for c in h.cards] for h in hands],
+                        [None if h.blob is None else h.blob.hull for h in hands])
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
                  for g in groups]
         if RESCALES:

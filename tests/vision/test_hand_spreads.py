@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dealer_assist.vision.hand_groups import joined
-from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.reader import Reader, in_doubt
 from dealer_assist.vision.synth import LAYS, compose
 
 from .conftest import SAMPLES
@@ -59,6 +59,49 @@ def test_a_row_of_more_than_three_cards_is_not_guessed_at(angle: float, h: float
     # one card above the row (another hand's, turned across it) joins nothing
     across = [[_card(0.0, -1.2 * h, angle + 90, h, False)], *row[:3]]
     assert joined(across) == [[0], [1, 2, 3]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(angle=st.floats(0, 360), h=st.floats(30, 400), gap=st.floats(0.05, 0.4),
+       spread=st.floats(0.19, 0.27), seen=st.integers(0, 2))
+def test_a_hand_read_in_part_is_not_joined_to_its_neighbour(angle: float, h: float,
+                                                             gap: float, spread: float,
+                                                             seen: int) -> None:
+    """A fanned hand of which one index was seen, its region as long as its three cards,
+    and beside it a neighbour's two cards read (its third missed): together they hold
+    three cards, but the first region holds more than the card read in it. Joined, they
+    were one hand of two seats' cards that nothing flagged (nicu-white 770501 under
+    "floor and rail", below); each stays a hand that is not three cards."""
+    fan = [_card(k * spread * h, 0.0, angle, h, False) for k in range(3)]
+    region = np.concatenate([fan[0][[0, 3]], fan[2][[1, 2]]])
+    start = 0.71 * h + 2 * spread * h + gap * 0.71 * h
+    neighbour = [_card(start + k * spread * h, 0.0, angle, h, False) for k in range(2)]
+    # ... the one index seen is any of the fan's three
+    assert joined([[fan[seen]], neighbour], [region, None]) == [[0], [1]]
+    # a card alone in its region, laid apart, is still joined to the two beside it
+    alone = fan[2]
+    assert joined([[alone], neighbour], [alone, None]) == [[0, 1]]
+
+
+@pytest.mark.usefixtures("can_render")
+def test_no_hand_of_two_seats_cards_passes_unflagged(reader: Reader) -> None:
+    """The photo it happened on: seat 2's 4D AH QH read as 4D alone in its region, the next
+    seat's 6S 6C 7S as 6S 7S; joined, seat 2 read 6S 7S 4D, unflagged."""
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import moved_truth, stored_in
+
+    scene = compose({"nicu-white": load_deck("nicu-white")}, 770501, seats=7)
+    jpeg, moved = stored_in(scene.image, "floor and rail", 770501)
+    result = reader.read(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR))
+    hands: dict[int, set[str]] = {}
+    for t in moved_truth(scene.cards, moved):
+        hands.setdefault(t.hand, set()).add(t.card)
+    flagged_cards, flagged_hands = in_doubt(result)
+    silent = [h["cards"] for h in result["hands"]
+              if h["hand"] not in flagged_hands
+              and not any((h["hand"], c) in flagged_cards for c in h["cards"])
+              and set(h["cards"]) not in hands.values()]
+    assert silent == []
 
 
 def _whole(result: dict, scene) -> tuple[int, int]:
