@@ -233,6 +233,26 @@ def test_cards_in_a_hard_shadow(reader: Reader, deck: int, felt: tuple[int, int,
     assert missed <= 0 or hands or unread, (deck, missed)  # a missed card is never silent
 
 
+@pytest.mark.usefixtures("can_render")
+def test_a_hand_on_a_shadows_edge_is_found(reader: Reader) -> None:
+    """A hand of court cards lying just inside a hard shadow's edge: the felt's light around
+    it was measured as the lit side's, its whiteness raised too little, and only specks of
+    its card-white passed; the hand was missed and nothing said so. Its card-white now
+    grows from those specks (``geometry.SHADOW_GROW``) and the hand is read."""
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import moved_truth
+
+    scene = compose({"tigullio-international": load_deck("tigullio-international")}, 782001,
+                    seats=7)
+    photo, moved = _taken_in(scene.image, "hard shadow", 782001)
+    result = reader.read(photo)
+    truth = moved_truth(scene.cards, moved)
+    edge = {t.card for t in truth if t.hand == 3}
+    assert edge == {"JS", "8D", "QC"}
+    assert any(set(h["cards"]) == edge for h in result["hands"]), result["hands"]
+    assert len(result["cards"]) == 24
+
+
 def test_a_bare_felt_shows_no_cards(reader: Reader) -> None:
     """A photo of the bare felt (the table before the deal): its brightest pixels are the
     felt's own colour, not cards in a colour cast, so it is not balanced into grey card-white
