@@ -424,7 +424,8 @@ def _eighth(image: np.ndarray) -> np.ndarray:
 
 def _above_felt(score: np.ndarray, whitest: float, otsu: float) -> np.ndarray | None:
     """Where the whiteness stands out of the felt around it (``FELT_SHARE``); None where
-    that asks no more than Otsu's level ``otsu`` anywhere (a dark felt)."""
+    that asks no more than Otsu's level ``otsu`` anywhere (a dark felt; never with an
+    ``otsu`` under 0)."""
     h, w = score.shape
     felt = cv2.medianBlur(_eighth(score), FELT_WINDOW).astype(np.float32)
     # worked out on the small copy, then brought to full size (a smooth level)
@@ -464,9 +465,10 @@ SHADE_DEEP, SHADE_EVEN, SHADE_HUE, SHADE_AREA = 0.5, 0.7, 0.04, 0.02
 #: only specks of it passed, a hand missed with nothing flagged (tigullio 782001). 2026-12-04,
 #: nine designs, four tables each, seeds 780000 / 730000 (72 photos each): hard shadow
 #: 825 / 826 -> 853 / 841 of 864 right, 3 / 0 -> 0 / 0 cards missed unflagged; on a light
-#: grey felt in the shadow 743 / 729 -> 747 / 731 (still 3 / 3 missed unflagged there: a
-#: hand whose card-white the felt test keeps out). 0.45-0.7 read alike (0.8: 844, 3
-#: missed). Every photo without a shadow reads as before (612 photos of every condition,
+#: grey felt in the shadow 743 / 729 -> 747 / 731 (still 3 missed unflagged on 780000: the
+#: same hand, its card-white too little above the grey felt raised around it; 730000's 3
+#: were two hands' pieces joined, now flagged by ``reader._one_hand``). 0.45-0.7 read
+#: alike (0.8: 844, 3 missed). Every photo without a shadow reads as before (612 photos of every condition,
 #: seeds 770000; its hard shadow row 826 -> 842). Applied to every photo it read 27 more
 #: of those 14,580 cards but changed reads on most photos, and on a light grey felt, where
 #: the felt test asks nothing more than Otsu's level, it took the felt for card-white.
