@@ -468,10 +468,11 @@ SHADE_DEEP, SHADE_EVEN, SHADE_HUE, SHADE_AREA = 0.5, 0.7, 0.04, 0.02
 #: grey felt in the shadow 743 / 729 -> 747 / 731 (still 3 missed unflagged on 780000: the
 #: same hand, its card-white too little above the grey felt raised around it; 730000's 3
 #: were two hands' pieces joined, now flagged by ``reader._one_hand``). 0.45-0.7 read
-#: alike (0.8: 844, 3 missed). Every photo without a shadow reads as before (612 photos of every condition,
-#: seeds 770000; its hard shadow row 826 -> 842). Applied to every photo it read 27 more
-#: of those 14,580 cards but changed reads on most photos, and on a light grey felt, where
-#: the felt test asks nothing more than Otsu's level, it took the felt for card-white.
+#: alike (0.8: 844, 3 missed). Every photo without a shadow reads as before (612 photos of
+#: every condition, seeds 770000; its hard shadow row 826 -> 842). Applied to every photo
+#: it read 27 more of those 14,580 cards but changed reads on most photos, and on a light
+#: grey felt, where the felt test asks nothing more than Otsu's level, it took the felt
+#: for card-white.
 SHADOW_GROW = 0.6
 
 

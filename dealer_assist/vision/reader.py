@@ -413,6 +413,15 @@ def unevenly_spread(xs: list[float]) -> bool:
     return max(steps) > UNEVEN * min(steps)
 
 
+def _points(corners: np.ndarray) -> list[list[float]]:
+    """Corners as the scan result gives them: pixels to a tenth.
+
+    >>> _points(np.array([[1.234, 5.0], [7.06, 8.96]]))
+    [[1.2, 5.0], [7.1, 9.0]]
+    """
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in corners]
+
+
 def _one_hand(pieces: list[Hand]) -> Hand:
     """The cards of ``pieces`` (regions that lie side by side) as one hand, left to right
     along the cards' width (the first card's); unevenly spread (``UNEVEN``) where one gap
@@ -1144,7 +1153,7 @@ class Reader:
             out_cards.append({
                 "card": card,
                 "confidence": round(conf, 4),
-                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners],
+                "corners": _points(c.corners),
                 "hand": hi,
                 "seat": hand.seat,
             })
@@ -1171,9 +1180,8 @@ class Reader:
             if hand.face_down:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": FACE_DOWN_NOTE, "face_down": True,
-                                **({} if hand.blob is None else {"region": [
-                                    [round(float(x), 1), round(float(y), 1)]
-                                    for x, y in hand.blob.corners]})})
+                                **({} if hand.blob is None
+                                   else {"region": _points(hand.blob.corners)})})
             elif len(hand.cards) != 3:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": f"hand has {len(hand.cards)} cards, expected 3"})
@@ -1203,8 +1211,7 @@ class Reader:
         for blob in self.unread:
             confirm.append({"hand": None, "seat": None, "card": None,
                             "reason": "cards here could not be read",
-                            "region": [[round(float(x), 1), round(float(y), 1)]
-                                       for x, y in blob.corners]})
+                            "region": _points(blob.corners)})
         if self._blurred(image, out_cards):
             confirm.append({"hand": None, "seat": None, "card": None, "reason": BLURRED_NOTE})
         h, w = image.shape[:2]
