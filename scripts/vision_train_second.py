@@ -59,18 +59,26 @@ OCCLUDE_SHARE = 0.0
 INK_SHARE = 0.4
 
 
-def occlude(x: np.ndarray, rng: np.random.Generator, share: float) -> None:
+def occlude(x: np.ndarray, rng: np.random.Generator, share: float,
+            on_ink: float = 0.0) -> None:
     """Lay an object over ``share`` of ``x``'s windows (N, 3, LOOK_H, LOOK_W, uint8-valued
     floats, in place): an ellipse 0.08-0.3 card heights across (a chip seen at a slant, a
     fingertip), ``INK_SHARE`` of them the colour of the window's darkest ink, the rest
     white, grey, black or any colour, now and then with spots around its edge (a chip's
-    inlays), anywhere it reaches over the index corner."""
+    inlays), anywhere it reaches over the index corner; ``on_ink`` of them with its edge
+    passing near one of the window's inked pixels (over the suit, or the rank, in part)."""
     card_h = LOOK_H / 0.49  # the window is 0.49 of the card's height at size 1.0
     for i in np.flatnonzero(rng.random(len(x)) < share):
         mask = np.zeros((LOOK_H * 4, LOOK_W * 4), np.uint8)  # drawn 4x, for soft edges
         paint = np.zeros((LOOK_H * 4, LOOK_W * 4, 3), np.float32)
         r = rng.uniform(0.08, 0.3) * card_h
         centre = (rng.uniform(-0.3, 1.3) * LOOK_W, rng.uniform(-0.1, 0.8) * LOOK_H)
+        if on_ink and rng.random() < on_ink:
+            level = x[i].sum(0)
+            ys, xs = np.nonzero(level <= np.percentile(level, 8))
+            k, t = int(rng.integers(len(ys))), rng.uniform(0, 2 * np.pi)
+            reach = rng.uniform(0.0, 1.0) * r  # the ink pixel lies this far in from its edge
+            centre = (xs[k] + (r - reach) * np.cos(t), ys[k] + (r - reach) * np.sin(t))
         axes = (r, r * rng.uniform(0.6, 1.0))
         turn = rng.uniform(0, 180)
         kind = rng.random()
@@ -109,6 +117,20 @@ def _ellipse(img: np.ndarray, centre: tuple[float, float], axes: tuple[float, fl
                 value, -1, cv2.LINE_AA)
 
 
+def window_layers(widths: tuple[int, int, int], units: int):  # type: ignore[no-untyped-def]
+    """Three padded 3x3 convolutions of ``widths`` each with a 2x max-pool, and a layer of
+    ``units`` over them, for one LOOK_H x LOOK_W window: (features, hidden)."""
+    import torch.nn as nn
+
+    a, b, c = widths
+    features = nn.Sequential(
+        nn.Conv2d(3, a, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(a, b, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(b, c, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
+    n = c * (LOOK_H // 8) * (LOOK_W // 8)
+    return features, nn.Sequential(nn.Flatten(), nn.Linear(n, units), nn.ReLU())
+
+
 def make_model():  # type: ignore[no-untyped-def]
     import torch
     import torch.nn as nn
@@ -119,12 +141,7 @@ def make_model():  # type: ignore[no-untyped-def]
 
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(
-                nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-                nn.Conv2d(64, 96, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2))
-            n = 96 * (LOOK_H // 8) * (LOOK_W // 8)
-            self.hidden = nn.Sequential(nn.Flatten(), nn.Linear(n, 192), nn.ReLU())
+            self.features, self.hidden = window_layers((32, 64, 96), 192)
             self.drop = nn.Dropout(0.3)
             self.rank = nn.Linear(192, N_RANKS)
             self.suit = nn.Linear(192, N_SUITS)

@@ -203,3 +203,30 @@ class SecondLook:
             return np.asarray(reads[0])
         joint = np.exp(np.mean([np.log(r + 1e-6) for r in reads], axis=0))
         return np.asarray(joint / joint.sum(axis=1, keepdims=True))
+
+
+
+#: The covered-index network's file, beside the second look's
+#: (``scripts/vision_train_covered.py``).
+COVERED_NAME = "index_covered.onnx"
+
+
+class CoveredIndex:
+    """Whether something lies over an index (a chip pushed up against the hand): a small
+    network of its own, trained by ``scripts/vision_train_covered.py``, on the second look's
+    window (``geometry.look_window``). It reads no card."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        model = self.path.read_bytes()
+        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
+        self.digest = hashlib.sha256(model).hexdigest()
+
+    def probability(self, windows: np.ndarray) -> np.ndarray:
+        """Normalised windows (N, LOOK_H, LOOK_W, 3) -> (N,) the probability that something
+        lies over each window's index."""
+        if len(windows) == 0:
+            return np.zeros(0, F32)
+        self.net.setInput(np.ascontiguousarray(windows.transpose(0, 3, 1, 2), dtype=F32))
+        z = np.asarray(self.net.forward()).reshape(len(windows))
+        return np.asarray(1.0 / (1.0 + np.exp(-z)), F32)

@@ -59,6 +59,7 @@ from .geometry import (
 )
 from .hand_groups import joined
 from .net import (
+    COVERED_NAME,
     FRAME_CARD_H,
     NONE,
     PATCH_H,
@@ -66,6 +67,7 @@ from .net import (
     SECOND_NAMES,
     STRIDE,
     Adapter,
+    CoveredIndex,
     IndexNet,
     SecondLook,
     look_adapter,
@@ -163,6 +165,12 @@ FACE_DOWN_NOTE = ("these cards look face down (no index, little of a card's face
                   "them over and take the photo again, or enter them")
 #: Windows scoring above this as "an index is here" start a card.
 PEAK_SCORE = 0.5
+#: A card whose index reads as covered (``CoveredIndex`` on the second look's windows of
+#: its first read, their mean) above this is sent to the dealer: a chip lying over it can
+#: hide its suit, and the rest of the index then reads as another card (card_models/
+#: README.md, "Something lying over an index, told").
+COVERED = 0.9
+COVERED_NOTE = "something may lie over its index (a chip?): move it, or check the card"
 #: Each card found is read again from its index corner with the card magnified by each of
 #: these, and the reads are combined (their geometric mean): an index a little larger or
 #: smaller than the training decks' fits one of them. Chosen on procedural decks never
@@ -321,6 +329,9 @@ class CardRead:
     inferred: bool = False
     #: the top card's other index (the frame it reads upright in, its window at x there)
     other: tuple[Frame, float] | None = None
+    #: at each of its index's second-look windows, the probability that something lies
+    #: over the index (``CoveredIndex``)
+    covered: list[float] = field(default_factory=list)
 
     @property
     def best(self) -> tuple[Card, float]:
@@ -612,6 +623,11 @@ class Reader:
         if second:
             looks = [p for n in SECOND_NAMES if (p := self.net.path.parent / n).is_file()]
             self.second = SecondLook(*looks) if looks else None
+        #: whether something lies over an index (``COVERED_NAME``), read on the second
+        #: look's windows: none without a second look
+        self.covered: CoveredIndex | None = None
+        if self.second and (path := self.net.path.parent / COVERED_NAME).is_file():
+            self.covered = CoveredIndex(path)
         self.threshold = threshold
         self.runner_up = runner_up
         #: an enrolled deck's corrections (see ``enroll``)
@@ -915,29 +931,33 @@ class Reader:
         first_pass = [c.probs for c in cards]
         sizes = (1.0, *RESCALES)
         first_sizes = sizes[:FIRST_SIZES] if FIRST_SIZES else sizes
-        own = self._index_reads(pyr, [(c.frame, c.x) for c in cards], first_sizes)
-        for c, probs, (logs, looks) in zip(cards, first_pass, own, strict=True):
+        own = self._index_reads(pyr, [(c.frame, c.x) for c in cards], first_sizes,
+                                covered=True)
+        for c, probs, (logs, looks, covered) in zip(cards, first_pass, own, strict=True):
             c.probs = self._joint(probs, logs, looks)
+            c.covered = covered
         rest = sizes[len(first_sizes):]
         if rest:
             doubt_n = [n for n, c in enumerate(cards) if c.leaves_doubt]
             more = self._index_reads(pyr, [(cards[n].frame, cards[n].x) for n in doubt_n], rest)
-            for n, (logs, looks) in zip(doubt_n, more, strict=True):
-                own[n] = (own[n][0] + logs, own[n][1] + looks)
-                cards[n].probs = self._joint(first_pass[n], *own[n])
+            for n, (logs, looks, _) in zip(doubt_n, more, strict=True):
+                own[n] = (own[n][0] + logs, own[n][1] + looks, own[n][2])
+                cards[n].probs = self._joint(first_pass[n], *own[n][:2])
         doubt = [(n, c.other) for n, c in enumerate(cards)
                  if OTHER_INDEX and c.other is not None and c.leaves_doubt]
         other = self._index_reads(pyr, [at for _, at in doubt], sizes)
-        for (n, _), (logs, looks) in zip(doubt, other, strict=True):
+        for (n, _), (logs, looks, _) in zip(doubt, other, strict=True):
             cards[n].probs = self._joint(first_pass[n], own[n][0] + logs, own[n][1] + looks)
 
     def _index_reads(self, pyr: Pyramid, indices: list[tuple[Frame | None, float]],
-                     sizes: tuple[float, ...]) -> list[
-            tuple[list[np.ndarray], list[np.ndarray]]]:
+                     sizes: tuple[float, ...], covered: bool = False) -> list[
+            tuple[list[np.ndarray], list[np.ndarray], list[float]]]:
         """For each index (the frame it reads upright in, its card's left edge at x there):
         the log-probabilities of the index network's reads at each of ``sizes`` but 1.0
         (read already) and of the second look's at each of them in ``LOOK_SIZES`` (none
-        without a second look), all in one forward pass per network."""
+        without a second look), all in one forward pass per network; with ``covered``, at
+        each of the second look's windows, the probability that something lies over the
+        index (none without ``self.covered``: read once per card, at its first sizes)."""
         strips: list[np.ndarray] = []
         looks: list[np.ndarray] = []
         for frame, x in indices:
@@ -955,7 +975,9 @@ class Reader:
         rank, suit, _, starts = self._read_strips(strips)
         second = (self.second.combine(self._look_raw(looks), self.deck)
                   if self.second and looks else None)
-        out: list[tuple[list[np.ndarray], list[np.ndarray]]] = []
+        over = ([] if not covered or not looks or self.covered is None
+                else self.covered.probability(np.stack(looks)).tolist())
+        out: list[tuple[list[np.ndarray], list[np.ndarray], list[float]]] = []
         per_strips, per_looks = len(strips) // len(indices), len(looks) // len(indices)
         for n in range(len(indices)):
             logs = []
@@ -965,7 +987,7 @@ class Reader:
                 logs.append(np.log(np.asarray(probs) / max(float(w.sum()), 1e-6) + 1e-6))
             look = ([] if second is None else
                     list(np.log(second[n * per_looks : (n + 1) * per_looks] + 1e-6)))
-            out.append((logs, look))
+            out.append((logs, look, over[n * per_looks : (n + 1) * per_looks]))
         return out
 
     @staticmethod
@@ -1164,6 +1186,8 @@ class Reader:
                                "hand's spread puts it")
             if shared[n]:
                 reasons.append(shared[n])
+            if c.covered and float(np.mean(c.covered)) > COVERED:
+                reasons.append(COVERED_NOTE)
             if not c.inferred:
                 other, other_p = c.runner_up(chosen[n])
                 if conf < self.threshold:

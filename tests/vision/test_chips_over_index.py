@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from dealer_assist.vision.faces import load_deck
-from dealer_assist.vision.reader import Reader, in_doubt
+from dealer_assist.vision.reader import COVERED_NOTE, Reader, in_doubt
 from dealer_assist.vision.synth import compose
 
-from .conftest import on_cards
+from .conftest import SAMPLES, on_cards
 
 
 @pytest.mark.usefixtures("can_render")
@@ -40,3 +40,33 @@ def test_nothing_read_wrong_under_a_chip_goes_unflagged(reader: Reader, deck: st
     # and the cards under the chips are read: right, or as something the dealer confirms
     on_covered = [c for c in result["cards"] if on_cards([t.corners for t in under], c["corners"])]
     assert len(on_covered) >= 4, on_covered
+
+
+def _covered_notes(result: dict) -> list[dict]:
+    return [n for n in result["needs_confirmation"] if COVERED_NOTE in n["reason"]]
+
+
+@pytest.mark.usefixtures("can_render")
+def test_a_card_under_a_chip_is_said_to_have_something_over_its_index(reader: Reader) -> None:
+    """The dealer is told why a card is in doubt when a chip lies over its index (the
+    ``CoveredIndex`` network on the second look's windows), and the same table without the
+    chips says nothing of the kind."""
+    scene = compose({"nicu-white": load_deck("nicu-white")}, 600003, seats=7,
+                    chips_over_index=6)
+    result = reader.read(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    truth = {t.card: t for t in scene.cards}
+    under = [truth[name].corners for name in scene.meta["chips_over_index"]]
+    noted = _covered_notes(result)
+    assert noted, result["needs_confirmation"]
+    for note in noted:
+        read = next(c for c in result["cards"]
+                    if c["hand"] == note["hand"] and c["card"] == note["card"])
+        assert on_cards(under, read["corners"]), note
+    bare = compose({"nicu-white": load_deck("nicu-white")}, 600003, seats=7)
+    result = reader.read(cv2.imdecode(np.frombuffer(bare.jpeg, np.uint8), cv2.IMREAD_COLOR))
+    assert not _covered_notes(result)
+
+
+def test_no_sample_photo_says_something_lies_over_an_index(reader: Reader) -> None:
+    for photo in sorted(SAMPLES.glob("*.jpg")):
+        assert not _covered_notes(reader.read(cv2.imread(str(photo)))), photo.name
