@@ -205,7 +205,6 @@ class SecondLook:
         return np.asarray(joint / joint.sum(axis=1, keepdims=True))
 
 
-
 #: The covered-index network's file, beside the second look's
 #: (``scripts/vision_train_covered.py``).
 COVERED_NAME = "index_covered.onnx"
@@ -218,9 +217,7 @@ class CoveredIndex:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        model = self.path.read_bytes()
-        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
-        self.digest = hashlib.sha256(model).hexdigest()
+        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(self.path.read_bytes(), np.uint8))
 
     def probability(self, windows: np.ndarray) -> np.ndarray:
         """Normalised windows (N, LOOK_H, LOOK_W, 3) -> (N,) the probability that something
