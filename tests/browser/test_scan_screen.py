@@ -475,3 +475,21 @@ def test_a_face_down_dealer_hand_is_said_to_be(page: Any, live_server: LiveServe
     expect(note).to_contain_text("face down: turn them over")
     assert FACE_DOWN_NOTE in (note.get_attribute("title") or "")
     shot(page, "scan-12-dealer-face-down-to-confirm")
+
+
+def test_a_chip_over_an_index_is_named_in_the_reasons(page: Any, live_server: LiveServer,
+                                                      tmp_path: Path) -> None:
+    """A chip lying over a card's index: the scan screen lists that card with the reader's
+    word for why it waits on the dealer (something may lie over its index)."""
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.reader import COVERED_NOTE
+    from dealer_assist.vision.synth import compose
+
+    scene = compose({"nicu-white": load_deck("nicu-white")}, 600003, seats=7,
+                    chips_over_index=6)
+    photo = tmp_path / "chips-over-index.jpg"
+    photo.write_bytes(scene.jpeg)
+    data = upload_and_read(page, live_server, photo)
+    assert any(COVERED_NOTE in n["reason"] for n in data["needs_confirmation"])
+    expect(page.locator(".scan-reasons li", has_text=COVERED_NOTE).first).to_be_visible()
+    shot(page, "scan-13-chip-over-an-index")
