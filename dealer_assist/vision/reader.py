@@ -931,9 +931,10 @@ class Reader:
         first_pass = [c.probs for c in cards]
         sizes = (1.0, *RESCALES)
         first_sizes = sizes[:FIRST_SIZES] if FIRST_SIZES else sizes
-        own = self._index_reads(pyr, [(c.frame, c.x) for c in cards], first_sizes,
-                                covered=True)
-        for c, probs, (logs, looks, covered) in zip(cards, first_pass, own, strict=True):
+        first = self._index_reads(pyr, [(c.frame, c.x) for c in cards], first_sizes,
+                                  covered=True)
+        own = [(logs, looks) for logs, looks, _ in first]
+        for c, probs, (logs, looks, covered) in zip(cards, first_pass, first, strict=True):
             c.probs = self._joint(probs, logs, looks)
             c.covered = covered
         rest = sizes[len(first_sizes):]
@@ -941,8 +942,8 @@ class Reader:
             doubt_n = [n for n, c in enumerate(cards) if c.leaves_doubt]
             more = self._index_reads(pyr, [(cards[n].frame, cards[n].x) for n in doubt_n], rest)
             for n, (logs, looks, _) in zip(doubt_n, more, strict=True):
-                own[n] = (own[n][0] + logs, own[n][1] + looks, own[n][2])
-                cards[n].probs = self._joint(first_pass[n], *own[n][:2])
+                own[n] = (own[n][0] + logs, own[n][1] + looks)
+                cards[n].probs = self._joint(first_pass[n], *own[n])
         doubt = [(n, c.other) for n, c in enumerate(cards)
                  if OTHER_INDEX and c.other is not None and c.leaves_doubt]
         other = self._index_reads(pyr, [at for _, at in doubt], sizes)
