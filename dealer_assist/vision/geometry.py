@@ -723,6 +723,71 @@ def quad_blob(blob: Blob) -> Blob | None:
     return Blob(_clockwise(np.asarray(quad, np.float32)), blob.area, blob.centre, blob.hull)
 
 
+def widened(blob: Blob, k: int, by: float, others: list[np.ndarray],
+            size: tuple[int, int]) -> Blob | None:
+    """The blob with its rectangle lengthened along frame ``k``'s top edge (the row its
+    cards lie in) by ``by`` times the frame's height at either end, but not at an end where
+    that would reach another region (``others``: their hulls) or leave the photo (``size``:
+    its width and height); None when neither end can be. A court card whose art reaches
+    its edge leaves card-white only in a thin frame, which the mask's opening wears away
+    where cards lie side by side: the hand's region stops at the card beside it
+    (``Reader._read_widened`` reads the lengthened region, then the region its cards span:
+    ``spanned``).
+
+    >>> card = np.array([[0, 0], [71, 0], [71, 100], [0, 100]], np.float32)
+    >>> widened(Blob(card + [100, 0], 7100.0, (135.5, 50.0), card), 0, 0.71, [], (400, 200)
+    ... ).corners[:2].tolist()
+    [[29.0, 0.0], [242.0, 0.0]]
+    >>> right = card + [200, 0]   # another region beside it: lengthened the other way only
+    >>> widened(Blob(card + [100, 0], 7100.0, (135.5, 50.0), card), 0, 0.71, [right], (400, 200)
+    ... ).corners[:2].tolist()
+    [[29.0, 0.0], [171.0, 0.0]]
+    >>> beside = card + [100, 0]   # at the photo's edge, another region beside it: None
+    >>> widened(Blob(card, 7100.0, (35.5, 50.0), card), 0, 0.71, [beside], (400, 200)) is None
+    True
+    """
+    tl, tr, br, bl = np.roll(blob.corners, -k, axis=0)
+    along = tr - tl
+    length = float(np.linalg.norm(along))
+    if length < 1e-3:
+        return None
+    d = by * float(np.linalg.norm(bl - tl)) * along / length
+    free = []
+    for end in ((tl - d, tl, bl, bl - d), (tr, tr + d, br + d, br)):
+        quad = np.asarray(end, np.float32)
+        reach = WIDEN_TOUCH * cv2.contourArea(quad)
+        inside = bool((quad >= 0).all() and (quad <= np.array(size, np.float32)).all())
+        free.append(inside and not any(cv2.intersectConvexConvex(quad, o.astype(np.float32))[0] > reach
+                            for o in others))
+    if not any(free):
+        return None
+    a, b = d * free[0], d * free[1]
+    corners = np.array([tl - a, tr + b, br + b, bl - a], np.float32)
+    return Blob(np.roll(corners, k, axis=0), blob.area, blob.centre, blob.hull)
+
+
+#: A lengthened end may overlap another region by this share of its own area (a hand's
+#: rectangle takes in a sliver of the felt around it).
+WIDEN_TOUCH = 0.02
+
+
+def spanned(frame: Frame, blob: Blob, x0: float, x1: float) -> Blob:
+    """``blob``'s rectangle along ``frame`` (a frame of a lengthened copy of it:
+    ``widened``) from frame x ``x0`` to ``x1``, and no shorter than ``blob``'s own.
+
+    >>> card = np.array([[100, 0], [171, 0], [171, 100], [100, 100]], np.float32)
+    >>> blob = Blob(card, 7100.0, (135.5, 50.0), card)
+    >>> longer = make_frame(widened(blob, 0, 0.71, [], (400, 200)), 0)  # 1.22 frame px a pixel
+    >>> spanned(longer, blob, 87.0, 260.0).corners[:, 0].round().tolist()  # 29 + 260 / 1.22
+    [100.0, 242.0, 242.0, 100.0]
+    """
+    own = cv2.transform(blob.corners[None].astype(np.float32), frame.to_frame)[0][:, 0]
+    x0, x1 = min(x0, float(own.min())), max(x1, float(own.max()))
+    box = np.array([[x0, 0], [x1, 0], [x1, FRAME_CARD_H], [x0, FRAME_CARD_H]], np.float32)
+    return Blob(np.roll(frame.image_points(box), frame.k, axis=0), blob.area, blob.centre,
+                blob.hull)
+
+
 def _card_like(c: np.ndarray, min_area: float) -> bool:
     area = cv2.contourArea(c)
     _, (rw, rh), _ = cv2.minAreaRect(c)

@@ -55,6 +55,8 @@ from .geometry import (
     quad_blob,
     reduce,
     region_shows,
+    spanned,
+    widened,
     window_patches,
 )
 from .hand_groups import joined
@@ -230,6 +232,21 @@ DOUBT = 0.02
 #: would flag unchanged (0.858 / 0.909 / 0.788), in 97 against 116 ms per held-out 1080p
 #: photo (10 dondorf photos, alternating, one core); 1.1 first: sure 1,068 / 1,007 / 1,043.
 FIRST_SIZES = 2
+#: Whether a region that reads one or two indices is read again lengthened along its
+#: cards' row, a card's width for each card missing at each end that reaches no other
+#: region, and taken to where its cards then reach where that reads more
+#: (``Reader._read_widened``): a court card lying beside a hand, its art reaching its edge,
+#: has only a thin frame of card-white, which the card-white mask's opening wears away,
+#: and the hand's region stopped at the card beside it (the dealer was told "hand has 2
+#: cards"). 2026-12-05, one photo each, right / sure, 0 silent and 0 silent hands before
+#: and after: hands spread wide (``synth.LAYS``), the training designs' tables 930000-930029
+#: 698 / 557 -> 708 / 567, procedural decks never trained on 920000-920029 670 / 377 ->
+#: 675 / 380; light grey felt 675 / 599 -> 683 / 599 and 681 / 507 -> 687 / 508; camera
+#: tilted 697 / 539 -> 700 / 545 and 685 / 419 the same; plain felt (713 / 684, 702 /
+#: 524) and printed felt read without its empty layout (694 / 627, 606 / 384) the same.
+#: Lengthened by whole card widths and kept as long, the regions of hands read whole were
+#: flagged as larger than a hand.
+WIDEN = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
 #: is parted the way whose parts read as more hands, three indices seen in each
@@ -801,6 +818,9 @@ class Reader:
             for (i, alt), row in zip(redo, again, strict=True):
                 if max(fe.score for fe in row) > max(fe.score for fe in evals[i]):
                     blobs[i], evals[i] = alt, row
+        if WIDEN:
+            blobs, evals, rank, suit, feats = self._read_widened(
+                pyr, step, blobs, evals, (rank, suit, feats))
         if other_cuts and CUT_BY_READS:
             blobs, evals, rank, suit, feats = self._better_cuts(
                 pyr, step, other_cuts, blobs, evals, (rank, suit, feats))
@@ -845,6 +865,46 @@ class Reader:
         rank, suit, feats = (np.concatenate([a, b]) for a, b in zip(
             reads, more_reads, strict=True))
         return again, (rank, suit, feats)
+
+    def _read_widened(self, pyr: Pyramid, step: int, blobs: list[Blob],
+                      evals: list[list[_FrameEval]],
+                      reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
+            list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
+        """Each region whose best frame reads one or two indices read again lengthened
+        along that frame by a card's width for each card missing, at each end that reaches
+        no other region (``geometry.widened``); where that reads more indices, the region
+        its cards span (``geometry.spanned``) is read in its place, kept if it reads as many
+        (``WIDEN``). The regions, their frames and the windows' reads (``reads``: rank,
+        suit, embeddings) with those in place."""
+        hulls = [b.hull for b in blobs]
+        size = pyr.levels[0].shape[1], pyr.levels[0].shape[0]
+        redo: list[tuple[int, Blob]] = []
+        for i, row in enumerate(evals):
+            best = _best_frame(row)
+            n = len(row[best].peaks)
+            if 0 < n < 3:
+                others = [h for j, h in enumerate(hulls) if j != i]
+                if (longer := widened(blobs[i], best, (3 - n) * CARD_W, others,
+                                      size)) is not None:
+                    redo.append((i, longer))
+        if not redo:
+            return blobs, evals, *reads
+        again, reads = self._read_more(pyr, step, [b for _, b in redo], reads)
+        spans: list[tuple[int, int, Blob]] = []
+        for (i, _), row in zip(redo, again, strict=True):
+            fe = row[_best_frame(row)]
+            if len(fe.peaks) > max(len(e.peaks) for e in evals[i]):
+                xs = [float(fe.offsets[p]) for p in fe.peaks]
+                spans.append((i, len(fe.peaks), spanned(
+                    fe.frame, blobs[i], xs[0], xs[-1] + CARD_W * FRAME_CARD_H)))
+        if not spans:
+            return blobs, evals, *reads
+        again, reads = self._read_more(pyr, step, [b for _, _, b in spans], reads)
+        blobs, evals = list(blobs), list(evals)
+        for (i, n, span), row in zip(spans, again, strict=True):
+            if len(row[_best_frame(row)].peaks) >= n:
+                blobs[i], evals[i] = span, row
+        return blobs, evals, *reads
 
     def _read_rejected(self, pyr: Pyramid, step: int, blobs: list[Blob],
                        evals: list[list[_FrameEval]],

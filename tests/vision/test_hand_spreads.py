@@ -220,3 +220,37 @@ def test_a_court_card_lying_alone_is_found(reader: Reader,
     monkeypatch.setattr(geometry, "LONE_FILL", math.inf)  # no region taken for a lone card
     result = reader.read(image, scene.zones)
     assert unflagged_wrong(result, scene.cards)[2] == 23 and _whole(result, scene)[0] < whole
+
+
+def test_a_court_card_beside_a_hand_spread_wide_is_read_in_it(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands spread wide on a standard deck's table (tuning photo 930019): a king of hearts
+    beside a six and an eight, a queen of hearts and a jack of clubs beside a four. Their
+    art reaches their edges, so their card-white is a thin frame that the mask's opening
+    wears away, and the regions stopped at the cards beside them: the dealer was told
+    "hand has 2 cards" and "hand has 1 cards". Read again lengthened along their rows
+    (``reader.WIDEN``), both hands come back whole, and every card of the photo is right."""
+    pytest.importorskip("PIL")
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_threshold import unflagged_wrong
+
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"standard": load_deck("standard")}, 930019, seats=7,
+                    **LAYS["spread wide"])
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+    def short_hands(result: dict) -> list[str]:
+        return [c["reason"] for c in result["needs_confirmation"]
+                if c["card"] is None and "expected 3" in c["reason"]]
+
+    result = reader.read(image, scene.zones)
+    wrong, _, right = unflagged_wrong(result, scene.cards)
+    assert not wrong and right == 24 and short_hands(result) == []
+    assert _whole(result, scene)[0] == 8
+    monkeypatch.setattr(reader_module, "WIDEN", False)
+    result = reader.read(image, scene.zones)
+    assert unflagged_wrong(result, scene.cards)[2] == 21
+    assert sorted(short_hands(result)) == ["hand has 1 cards, expected 3",
+                                           "hand has 2 cards, expected 3"]
