@@ -757,8 +757,9 @@ def widened(blob: Blob, k: int, by: float, others: list[np.ndarray],
         quad = np.asarray(end, np.float32)
         reach = WIDEN_TOUCH * cv2.contourArea(quad)
         inside = bool((quad >= 0).all() and (quad <= np.array(size, np.float32)).all())
-        free.append(inside and not any(cv2.intersectConvexConvex(quad, o.astype(np.float32))[0] > reach
-                            for o in others))
+        touches = any(cv2.intersectConvexConvex(quad, o.astype(np.float32))[0] > reach
+                      for o in others)
+        free.append(inside and not touches)
     if not any(free):
         return None
     a, b = d * free[0], d * free[1]
