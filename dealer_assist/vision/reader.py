@@ -232,23 +232,21 @@ DOUBT = 0.02
 #: would flag unchanged (0.858 / 0.909 / 0.788), in 97 against 116 ms per held-out 1080p
 #: photo (10 dondorf photos, alternating, one core); 1.1 first: sure 1,068 / 1,007 / 1,043.
 FIRST_SIZES = 2
-#: Whether a region that reads one or two indices is read again lengthened along its
-#: cards' row, a card's width for each card missing at each end that stays in the photo
-#: and reaches no other region, and taken to where its cards then reach where that reads
-#: more
+#: Whether a region that reads one or two indices is read again lengthened along its cards'
+#: row, a card's width for each card missing at each end that stays in the photo and reaches
+#: no other region, and taken to where its cards then reach where that reads more
 #: (``Reader._read_widened``): a court card lying beside a hand, its art reaching its edge,
-#: has only a thin frame of card-white, which the card-white mask's opening wears away,
-#: and the hand's region stopped at the card beside it (the dealer was told "hand has 2
-#: cards"). 2026-12-05, one photo each, right / sure, 0 silent and 0 silent hands before
-#: and after: hands spread wide (``synth.LAYS``), the training designs' tables 930000-930029
-#: 698 / 557 -> 708 / 567, procedural decks never trained on 920000-920029 670 / 377 ->
-#: 675 / 380; light grey felt 675 / 599 -> 683 / 599 and 681 / 507 -> 687 / 508; camera
-#: tilted 697 / 539 -> 700 / 545 and 685 / 419 the same; plain felt (713 / 684, 702 /
-#: 524) and printed felt read without its empty layout (694 / 627, 606 / 384) the same.
-#: Lengthened by whole card widths and kept as long, the regions of hands read whole were
-#: flagged as larger than a hand; lengthened past the photo's edge, a hand filling a 12 MP
-#: close-up lost a card (the figures above are from before that rule; spread wide read
-#: the same with it).
+#: has only a thin frame of card-white, which the card-white mask's opening wears away, and
+#: the hand's region stopped at the card beside it (the dealer was told "hand has 2 cards").
+#: 2026-12-05, one photo each, right / sure, 0 silent and 0 silent hands before and after:
+#: hands spread wide (``synth.LAYS``), the training designs' tables 930000-930029 698 / 557
+#: -> 708 / 567, procedural decks never trained on 920000-920029 670 / 377 -> 675 / 380;
+#: light grey felt 675 / 599 -> 683 / 599 and 681 / 507 -> 687 / 508; camera tilted 697 /
+#: 539 -> 700 / 545 and 685 / 419 the same; plain felt (713 / 684, 702 / 524) and printed
+#: felt read without its empty layout (694 / 627, 606 / 384) the same. Lengthened by whole
+#: card widths and kept as long, the regions of hands read whole were flagged as larger than
+#: a hand; lengthened past the photo's edge, a hand filling a 12 MP close-up lost a card
+#: (the figures above are from before that rule; spread wide read the same with it).
 WIDEN = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
@@ -875,10 +873,10 @@ class Reader:
             list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
         """Each region whose best frame reads one or two indices read again lengthened
         along that frame by a card's width for each card missing, at each end that stays
-        in the photo and reaches no other region (``geometry.widened``); where that reads more indices, the region
-        its cards span (``geometry.spanned``) is read in its place, kept if it reads as many
-        (``WIDEN``). The regions, their frames and the windows' reads (``reads``: rank,
-        suit, embeddings) with those in place."""
+        in the photo and reaches no other region (``geometry.widened``); where that reads
+        more indices, the region its cards span (``geometry.spanned``) is read in its
+        place, kept if it reads as many (``WIDEN``). The regions, their frames and the
+        windows' reads (``reads``: rank, suit, embeddings) with those in place."""
         hulls = [b.hull for b in blobs]
         size = pyr.levels[0].shape[1], pyr.levels[0].shape[0]
         redo: list[tuple[int, Blob]] = []
