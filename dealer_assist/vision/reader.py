@@ -299,6 +299,20 @@ MODEL_NAME = "index_net.onnx"
 #: placed by the spread (``missing_cards``).
 CARD_W = 0.71
 MIN_SPREAD, MAX_SPREAD = 0.12, 0.36
+#: A hand read as two cards in a region of its own, joined with no other region
+#: (``hand_groups.joined``), is taken for a hand spread wide whose middle card's index went
+#: unseen where its two indices lie up to twice this far apart (``missing_cards``): dealers
+#: spread a hand as wide as 0.65 card heights (``synth.LAYS``, "spread wide"), and such a
+#: hand was sent to the dealer as two cards (tuning photo 930027). Taken so for every
+#: region (``MAX_SPREAD`` 0.7), pairs of cards laid apart (0.75-0.95 apart, their third card
+#: a region of its own) were given a middle card each and no longer joined whole: laid
+#: apart, training designs 930000-930014 sure 200 -> 173 of 360. Only after joining, one
+#: photo each, right / sure, 0 silent before and after: spread wide, training designs
+#: 930000-930029 708 / 567 -> 713 / 572, procedural decks never trained on 920000-920029
+#: 675 / 380 -> 680 / 380; laid apart 930000-930014 348 / 200 -> 348 / 199, 920000-920014
+#: 341 / 155 the same; plain felt 930000-930059 1,426 / 1,322 -> 1,427 / 1,322,
+#: 920000-920059 the same (1,402 / 1,025). 0.6 and 0.85 read spread wide as 0.7 does.
+WIDE_SPREAD = 0.7
 #: How far, in card heights, a region's ends may lie from its outer cards' edges for its
 #: three cards to account for it (``spans_region``).
 SPAN_SLACK = 0.15
@@ -518,12 +532,14 @@ def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
     return np.asarray(joint.reshape(-1))
 
 
-def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
+def missing_cards(xs: list[float], width: float, card_w: float,
+                  max_spread: float = MAX_SPREAD) -> list[float]:
     """Where the unseen cards of a fanned three-card hand lie, from where its seen indices
     lie (``xs``, frame pixels), its region's width and a card's width: the three cards are
     evenly spread, the bottom card at the region's left edge and the top card one card width
     from its right edge. The spread that fits best is taken (from the seen cards' gap, or
-    from the region when one card is seen). Nothing when no spread fits.
+    from the region when one card is seen), from ``MIN_SPREAD`` to ``max_spread`` card
+    heights. Nothing when no spread fits.
 
     >>> H = FRAME_CARD_H
     >>> [round(x / H, 2) for x in missing_cards([0.2 * H, 0.4 * H], 1.1 * H, 0.7 * H)]
@@ -536,6 +552,10 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
     []
     >>> missing_cards([0.0], 0.75 * H, 0.7 * H)  # a single card: no spread
     []
+    >>> missing_cards([0.0, H], 1.7 * H, 0.7 * H)  # spread wide, its middle card unseen
+    []
+    >>> [round(x / H, 2) for x in missing_cards([0.0, H], 1.7 * H, 0.7 * H, 0.7)]
+    [0.5]
     """
     if len(xs) == 1:
         steps = [(width - card_w) / 2]
@@ -545,7 +565,7 @@ def missing_cards(xs: list[float], width: float, card_w: float) -> list[float]:
         return []
     fits: list[tuple[float, list[float]]] = []
     for step in steps:
-        if not MIN_SPREAD * FRAME_CARD_H <= step <= MAX_SPREAD * FRAME_CARD_H:
+        if not MIN_SPREAD * FRAME_CARD_H <= step <= max_spread * FRAME_CARD_H:
             continue
         for first in range(3):  # the place in the hand of the first card seen
             ks = [first + round((x - xs[0]) / step) for x in xs]
@@ -847,6 +867,14 @@ class Reader:
         # a hand laid apart (or spread so wide it was cut) is in two or three regions
         groups = joined([[c.corners for c in h.cards] for h in hands],
                         [None if h.blob is None else h.blob.hull for h in hands])
+        for g in groups:
+            if len(g) == 1 and len(hands[g[0]].cards) == 2 and not any(
+                    c.inferred for c in hands[g[0]].cards):
+                blob, fe, opposite = found[g[0]]
+                hands[g[0]] = self._cards_of(
+                    blob, fe, opposite, rank, suit, feats, index_score,
+                    card_w * frame_scale(fe.frame) if card_w is not None
+                    else CARD_W * FRAME_CARD_H, WIDE_SPREAD)
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
                  for g in groups]
         if RESCALES:
@@ -1075,12 +1103,15 @@ class Reader:
 
     def _cards_of(self, blob: Blob, fe: _FrameEval, opposite: _FrameEval, rank: np.ndarray,
                   suit: np.ndarray, feats: np.ndarray, index_score: np.ndarray,
-                  card_w: float) -> Hand:
+                  card_w: float, max_spread: float = MAX_SPREAD) -> Hand:
+        """The cards of a region read in its frame ``fe`` (``opposite``: the frame turned
+        half round, where the top card's other index is upright), with those its spread
+        says went unseen (``missing_cards``, spreads up to ``max_spread`` card heights)."""
         frame = fe.frame
         xs = [float(fe.offsets[p]) for p in fe.peaks]
         places = [(p, False) for p in fe.peaks]
         sc = index_score[fe.start : fe.start + len(fe.offsets)]
-        for x in missing_cards(xs, frame.width, card_w):
+        for x in missing_cards(xs, frame.width, card_w, max_spread):
             # an index the network did not see where the hand's spread puts one: read at
             # the likeliest window near there all the same, and the dealer confirms it
             near = np.abs(fe.offsets - x) <= SEARCH * FRAME_CARD_H

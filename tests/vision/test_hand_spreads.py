@@ -254,3 +254,31 @@ def test_a_court_card_beside_a_hand_spread_wide_is_read_in_it(
     assert unflagged_wrong(result, scene.cards)[2] == 21
     assert sorted(short_hands(result)) == ["hand has 1 cards, expected 3",
                                            "hand has 2 cards, expected 3"]
+
+
+def test_a_hand_spread_wide_whose_middle_index_went_unseen_is_read_whole(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands spread wide on a jolly-royal table (tuning photo 930027): seat 5's king of
+    diamonds, queen of clubs and three of spades, the queen's index lost beside its art.
+    Its two indices seen lie twice a wide spread apart, more than ``MAX_SPREAD`` allows
+    for one step, so the dealer was told "hand has 2 cards". Taken, when the region is a
+    hand of its own, for a hand spread wide (``reader.WIDE_SPREAD``), the queen is read
+    where the spread puts her, right, and sent to the dealer as such."""
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"jolly-royal": load_deck("jolly-royal")}, 930027, seats=7,
+                    **LAYS["spread wide"])
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    result = reader.read(image, scene.zones)
+    seat_5 = next(h for h in result["hands"] if h["seat"] == 5)
+    assert seat_5["cards"] == ["KD", "QC", "3S"]
+    doubts = {c["card"]: c["reason"] for c in result["needs_confirmation"]
+              if c["seat"] == 5}
+    assert "spread puts it" in doubts["QC"]
+    assert not any("expected 3" in r for r in doubts.values())
+    monkeypatch.setattr(reader_module, "WIDE_SPREAD", reader_module.MAX_SPREAD)
+    result = reader.read(image, scene.zones)
+    assert next(h for h in result["hands"] if h["seat"] == 5)["cards"] == ["KD", "3S"]
+    assert any(c["seat"] == 5 and c["reason"] == "hand has 2 cards, expected 3"
+               for c in result["needs_confirmation"])
