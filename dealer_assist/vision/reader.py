@@ -308,11 +308,17 @@ MIN_SPREAD, MAX_SPREAD = 0.12, 0.36
 #: a region of its own) were given a middle card each and no longer joined whole: laid
 #: apart, training designs 930000-930014 sure 200 -> 173 of 360. Only after joining, one
 #: photo each, right / sure, 0 silent before and after: spread wide, training designs
-#: 930000-930029 708 / 567 -> 713 / 572, procedural decks never trained on 920000-920029
+#: 930000-930029 708 / 567 -> 713 / 567, procedural decks never trained on 920000-920029
 #: 675 / 380 -> 680 / 380; laid apart 930000-930014 348 / 200 -> 348 / 199, 920000-920014
 #: 341 / 155 the same; plain felt 930000-930059 1,426 / 1,322 -> 1,427 / 1,322,
 #: 920000-920059 the same (1,402 / 1,025). 0.6 and 0.85 read spread wide as 0.7 does.
 WIDE_SPREAD = 0.7
+#: What the dealer is told of such a hand: its two cards seen lie as far apart as two
+#: hands' cards can, so the hand is confirmed whole, not only the card placed (without
+#: it, spread wide 930000-930029 read 572 sure, not 567: two such hands' cards nothing
+#: else flagged).
+WIDE_NOTE = ("only two of its cards seen, far apart (a hand spread wide?): check that "
+             "these are one hand's cards")
 #: How far, in card heights, a region's ends may lie from its outer cards' edges for its
 #: three cards to account for it (``spans_region``).
 SPAN_SLACK = 0.15
@@ -406,6 +412,9 @@ class Hand:
     spans: bool = False
     #: its three indices are seen unevenly spread (``UNEVEN``)
     uneven: bool = False
+    #: two indices seen, its middle card placed by a spread wider than ``MAX_SPREAD``
+    #: (``WIDE_SPREAD``): the two may be two hands' cards, so the whole hand is confirmed
+    wide: bool = False
     #: its cards are smaller than the other hands' (``SMALL_CARDS``): pictured, not dealt
     small: bool = False
     #: it lies face down (``FACE_DOWN_PAPER``): its cards are not read
@@ -875,6 +884,7 @@ class Reader:
                     blob, fe, opposite, rank, suit, feats, index_score,
                     card_w * frame_scale(fe.frame) if card_w is not None
                     else CARD_W * FRAME_CARD_H, WIDE_SPREAD)
+                hands[g[0]].wide = len(hands[g[0]].cards) == 3
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
                  for g in groups]
         if RESCALES:
@@ -1319,6 +1329,9 @@ class Reader:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": None,
                                 "reason": "its cards' indices are unevenly spread: a card "
                                           "lying beside the hand may be read as one of it"})
+            elif hand.wide:
+                confirm.append({"hand": hi, "seat": hand.seat, "card": None,
+                                "reason": WIDE_NOTE})
         for name, where in seen.items():
             if len(where) > 1:
                 confirm.append({"hand": where[0], "seat": hands[where[0]].seat, "card": name,

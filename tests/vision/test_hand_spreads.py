@@ -263,7 +263,8 @@ def test_a_hand_spread_wide_whose_middle_index_went_unseen_is_read_whole(
     Its two indices seen lie twice a wide spread apart, more than ``MAX_SPREAD`` allows
     for one step, so the dealer was told "hand has 2 cards". Taken, when the region is a
     hand of its own, for a hand spread wide (``reader.WIDE_SPREAD``), the queen is read
-    where the spread puts her, right, and sent to the dealer as such."""
+    where the spread puts her, right, and sent to the dealer as such; and the whole hand
+    with her (``reader.WIDE_NOTE``): two cards seen that far apart could be two hands'."""
     from dealer_assist.vision import reader as reader_module
     from dealer_assist.vision.faces import load_deck
 
@@ -276,6 +277,7 @@ def test_a_hand_spread_wide_whose_middle_index_went_unseen_is_read_whole(
     doubts = {c["card"]: c["reason"] for c in result["needs_confirmation"]
               if c["seat"] == 5}
     assert "spread puts it" in doubts["QC"]
+    assert doubts[None] == reader_module.WIDE_NOTE
     assert not any("expected 3" in r for r in doubts.values())
     monkeypatch.setattr(reader_module, "WIDE_SPREAD", reader_module.MAX_SPREAD)
     result = reader.read(image, scene.zones)
