@@ -493,3 +493,38 @@ def test_a_chip_over_an_index_is_named_in_the_reasons(page: Any, live_server: Li
     assert any(COVERED_NOTE in n["reason"] for n in data["needs_confirmation"])
     expect(page.locator(".scan-reasons li", has_text=COVERED_NOTE).first).to_be_visible()
     shot(page, "scan-13-chip-over-an-index")
+
+
+def test_a_seat_with_a_bet_and_no_hand_read_is_named(page: Any, live_server: LiveServer,
+                                                     tmp_path: Path) -> None:
+    """A hand the reader does not see at all (on a light table its cards can be no whiter
+    than the table, and the reader does not know which seats play) would leave a seat
+    with a bet and no cards without a word from the scan: the banner names that seat, and
+    no seat that has its hand."""
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import compose
+
+    scene = compose({"dondorf": load_deck("dondorf")}, 500002, seats=6)
+    played = {str(c.seat) for c in scene.cards}
+    empty = next(n for n in range(1, 8) if str(n) not in played)
+    dealt = next(n for n in range(1, 8) if str(n) in played)
+    photo = tmp_path / "six-seats.jpg"
+    photo.write_bytes(scene.jpeg)
+    set_zones(live_server.floor, scene.zones)
+    open_shift_by_api(live_server)
+    sign_in(page, live_server, "dana")
+    page.goto(live_server.url + "/dealer/TCP-1")
+    for seat in (empty, dealt):
+        page.fill(f"[data-testid=stake-{seat}-ante]", "25")
+    page.tap("[data-testid=scan]")
+    page.set_input_files("[data-testid=scan-file]", str(photo))
+    expect(page.locator("[data-testid=scan-use]")).to_be_visible(timeout=30_000)
+    page.click("[data-testid=scan-use]")
+    assert page.input_value(f"#cards-{empty}") == ""
+    assert page.input_value(f"#cards-{dealt}") != ""
+    general = page.locator("[data-testid=scan-general]")
+    expect(general).to_contain_text(f"Seat {empty} has a bet but no hand was read there")
+    expect(general).not_to_contain_text(f"Seat {dealt} has a bet")
+    shot(page, "scan-13-a-seat-with-a-bet-and-no-hand")
+    page.click("[data-testid=scan-general-ok]")
+    expect(general).to_have_count(0)

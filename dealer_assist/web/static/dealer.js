@@ -820,6 +820,6 @@
   else stakeInput(1, "ante").focus();
   window.dealerScreen = {
     collect, lane: () => lane().map((n) => n.id || n.dataset.seat), hooks, cardsInput, handCards,
-    parseCard, renderAll, invalidatePreview,
+    parseCard, renderAll, invalidatePreview, seatHasStake,
     focusHand: (hand) => { setActiveHand(hand); cardsInput(hand).focus(); }};
 })();

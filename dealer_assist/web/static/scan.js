@@ -395,8 +395,17 @@
       }
     });
     for (const [key, d] of Object.entries(doubts)) d.placed = screen.cardsInput(key).value;
+    // a seat with a bet and no hand read: the reader can miss a whole hand (cards no whiter
+    // than a light table) without a word, as it does not know which seats play
+    const bare = [];
+    for (let n = 1; n <= cfg.seats; n++) {
+      if (screen.seatHasStake(n) && !screen.cardsInput(String(n)).value.trim()) {
+        bare.push(`Seat ${n} has a bet but no hand was read there: enter its cards, ` +
+                  "or take the photo again");
+      }
+    }
     scan = {sha: data.photo_sha256, data, url, doubts, unseated,
-            general: general.map((g) => g.reason), generalConfirmed: false};
+            general: [...general.map((g) => g.reason), ...bare], generalConfirmed: false};
     closeScan();
     screen.invalidatePreview();
     screen.renderAll();
