@@ -84,13 +84,18 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return np.asarray(e / e.sum(axis=-1, keepdims=True))
 
 
+def onnx_net(model: bytes) -> cv2.dnn.Net:
+    """A ``cv2.dnn`` network from an ONNX file's bytes."""
+    return cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
+
+
 class IndexNet:
     """The ONNX network under ``cv2.dnn``; also reads lists of single windows."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         model = self.path.read_bytes()
-        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(model, np.uint8))
+        self.net = onnx_net(model)
         #: SHA-256 of the model file: an enrolled deck is only valid for the model it was
         #: fitted on (its correction is a map of this network's embedding)
         self.digest = hashlib.sha256(model).hexdigest()
@@ -164,7 +169,7 @@ class SecondLook:
             raise ValueError("the second look needs at least one model file")
         self.paths = [Path(p) for p in paths]
         models = [p.read_bytes() for p in self.paths]
-        self.nets = [cv2.dnn.readNetFromONNX(np.frombuffer(m, np.uint8)) for m in models]
+        self.nets = [onnx_net(m) for m in models]
         #: SHA-256 of each model file (an enrolled deck's correction is tied to them)
         self.digests = [hashlib.sha256(m).hexdigest() for m in models]
         for path, net in zip(self.paths, self.nets, strict=True):
@@ -217,7 +222,7 @@ class CoveredIndex:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.net = cv2.dnn.readNetFromONNX(np.frombuffer(self.path.read_bytes(), np.uint8))
+        self.net = onnx_net(self.path.read_bytes())
 
     def probability(self, windows: np.ndarray) -> np.ndarray:
         """Normalised windows (N, LOOK_H, LOOK_W, 3) -> (N,) the probability that something
