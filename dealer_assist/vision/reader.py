@@ -869,21 +869,22 @@ class Reader:
         tops = [(fe.frame.width - fe.offsets[fe.peaks[-1]]) / frame_scale(fe.frame)
                 for _, fe, _ in found if len(fe.peaks) == 3]
         card_w = float(np.median(tops)) if tops else None
-        hands = [self._cards_of(blob, fe, opposite, rank, suit, feats, index_score,
-                                card_w * frame_scale(fe.frame) if card_w is not None
-                                else CARD_W * FRAME_CARD_H)
-                 for blob, fe, opposite in found]
+
+        def cards_of(k: int, max_spread: float = MAX_SPREAD) -> Hand:
+            blob, fe, opposite = found[k]
+            width = (card_w * frame_scale(fe.frame) if card_w is not None
+                     else CARD_W * FRAME_CARD_H)
+            return self._cards_of(blob, fe, opposite, rank, suit, feats, index_score,
+                                  width, max_spread)
+
+        hands = [cards_of(k) for k in range(len(found))]
         # a hand laid apart (or spread so wide it was cut) is in two or three regions
         groups = joined([[c.corners for c in h.cards] for h in hands],
                         [None if h.blob is None else h.blob.hull for h in hands])
         for g in groups:
             if len(g) == 1 and len(hands[g[0]].cards) == 2 and not any(
                     c.inferred for c in hands[g[0]].cards):
-                blob, fe, opposite = found[g[0]]
-                hands[g[0]] = self._cards_of(
-                    blob, fe, opposite, rank, suit, feats, index_score,
-                    card_w * frame_scale(fe.frame) if card_w is not None
-                    else CARD_W * FRAME_CARD_H, WIDE_SPREAD)
+                hands[g[0]] = cards_of(g[0], WIDE_SPREAD)
                 hands[g[0]].wide = len(hands[g[0]].cards) == 3
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
                  for g in groups]

@@ -525,6 +525,6 @@ def test_a_seat_with_a_bet_and_no_hand_read_is_named(page: Any, live_server: Liv
     general = page.locator("[data-testid=scan-general]")
     expect(general).to_contain_text(f"Seat {empty} has a bet but no hand was read there")
     expect(general).not_to_contain_text(f"Seat {dealt} has a bet")
-    shot(page, "scan-13-a-seat-with-a-bet-and-no-hand")
+    shot(page, "scan-14-a-seat-with-a-bet-and-no-hand")
     page.click("[data-testid=scan-general-ok]")
     expect(general).to_have_count(0)
