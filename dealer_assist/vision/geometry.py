@@ -540,6 +540,41 @@ def _balanced(work: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Whiteness counts colour against a pixel so that a bright felt of any colour is not taken
+#: for card paper. On a grey or near-white table that works against the cards: a cream card
+#: stock is more colourful than the grey around it, and its whiteness (the darkest channel
+#: less a share of the colourfulness) came out no higher than the table's (a cream card
+#: 208, 232, 232 on a table 203, 208, 199: both 194), so hands went unfound, some with
+#: nothing said. On a table of little colour (its median colour's channels within
+#: GREY_FELT of each other) the brightest channel is taken instead, less 1.6 times only the
+#: colourfulness beyond GREY_FREE levels (chips and print, coloured things brighter than the
+#: table, stay out), where the cards stand out of the table more by it (``_grey_table``).
+#: Measured in "Cream cards on a grey table" (card_models/README.md).
+GREY_FELT, GREY_FREE = 0.25, 48
+
+
+def _grey_table(whiteness: np.ndarray, brightness: np.ndarray) -> bool:
+    """Whether the cards (the whitest pixels) stand out of the felt (the median) more by
+    ``brightness`` than by ``whiteness`` (two scores of the same photo).
+
+    A cream card on a grey table, and a white one: the photo's whiteness (``_whiteness``)
+    at the card and on the table is the brightest channel for the first, as whiteness
+    alone scores both 194; for the second whiteness itself.
+
+    >>> table = np.full((320, 480, 3), (203, 208, 199), np.uint8)
+    >>> table[100:200, 100:170] = (208, 232, 232)
+    >>> [int(_whiteness(table)[y, x]) for y, x in ((150, 130), (10, 10))]
+    [232, 208]
+    >>> table[100:200, 100:170] = (240, 240, 240)
+    >>> [int(_whiteness(table)[y, x]) for y, x in ((150, 130), (10, 10))]
+    [240, 194]
+    """
+    def standing_out(score: np.ndarray) -> float:
+        return _whitest(score) - float(np.median(_eighth(score)))
+
+    return standing_out(brightness) > standing_out(whiteness)
+
+
 def _whiteness(work: np.ndarray) -> np.ndarray:
     """How white each pixel of a reduced BGR photo is (uint8), balanced for a colour cast
     (``CAST_RATIO``) and raised in a hard shadow (``SHADE_DEEP``)."""
@@ -556,6 +591,13 @@ def _shaded_whiteness(work: np.ndarray) -> tuple[np.ndarray, bool]:
     # (OpenCV's stubs do not know that a scalar may stand for an array: call-overload)
     score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6,  # type: ignore[call-overload]
                                           dtype=cv2.CV_8U))
+    felt = np.median(_eighth(balanced).reshape(-1, 3), axis=0)
+    if float(felt.max() - felt.min()) < GREY_FELT * float(felt.max()):
+        excess = cv2.subtract(cv2.subtract(hi, lo), GREY_FREE)  # type: ignore[call-overload]
+        bright = cv2.subtract(hi, cv2.multiply(excess, 1.6,  # type: ignore[call-overload]
+                                               dtype=cv2.CV_8U))
+        if _grey_table(score, bright):
+            score = bright
     gain = _shadow_gain(balanced)
     if gain is not None:  # the whiteness is in proportion to the light: raised with it
         score = np.clip(score * gain, 0, 255).astype(np.uint8)

