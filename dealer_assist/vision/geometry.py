@@ -577,7 +577,8 @@ def _grey_table(whiteness: np.ndarray, brightness: np.ndarray) -> bool:
 
 def _whiteness(work: np.ndarray) -> np.ndarray:
     """How white each pixel of a reduced BGR photo is (uint8), balanced for a colour cast
-    (``CAST_RATIO``) and raised in a hard shadow (``SHADE_DEEP``)."""
+    (``CAST_RATIO``), by its brightness on a table of little colour where the cards stand
+    out more by it (``GREY_FELT``), and raised in a hard shadow (``SHADE_DEEP``)."""
     return _shaded_whiteness(work)[0]
 
 
@@ -592,7 +593,7 @@ def _shaded_whiteness(work: np.ndarray) -> tuple[np.ndarray, bool]:
     score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6,  # type: ignore[call-overload]
                                           dtype=cv2.CV_8U))
     felt = np.median(_eighth(balanced).reshape(-1, 3), axis=0)
-    if float(felt.max() - felt.min()) < GREY_FELT * float(felt.max()):
+    if float(felt.max() - felt.min()) < GREY_FELT * float(felt.max()):  # little colour
         excess = cv2.subtract(cv2.subtract(hi, lo), GREY_FREE)  # type: ignore[call-overload]
         bright = cv2.subtract(hi, cv2.multiply(excess, 1.6,  # type: ignore[call-overload]
                                                dtype=cv2.CV_8U))
