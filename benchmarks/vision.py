@@ -51,7 +51,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import cv2
 import numpy as np
-from vision_threshold import shown_read, unflagged_wrong
+from vision_threshold import missed_unsaid, shown_read, unflagged_wrong
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_back, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
@@ -76,7 +76,8 @@ UP_CLOSE_FACE_H = 1500
 def score(result: dict, truth: list) -> tuple[int, int, int, int, int, int]:
     """(cards, right, silent errors, flagged, sure, silent hands) for one photo. A truth
     card is right when a read card with its name lies on it; a read is a silent error when
-    it is wrong (or stray) and neither it nor its hand is flagged; sure counts the right
+    it is wrong (or stray) and neither it nor its hand is flagged, and so is a card no read
+    lies on with nothing said near it (``vision_threshold.missed_unsaid``); sure counts the right
     reads not flagged (the dealer has nothing to confirm for them); a silent hand is a hand
     nothing flags whose cards are not one true hand's (cards read right, grouped wrong)."""
     flagged_cards, flagged_hands = in_doubt(result)
@@ -98,10 +99,8 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int, int]:
         flagged += is_flagged
         silent += i not in matched and not is_flagged
         sure += i in matched and not is_flagged
-    # a card missed altogether is silent unless the result says something went unread
-    unread = [c for c in result["needs_confirmation"] if "region" in c]
-    missing = len(truth) - right - sum(1 for i, c in enumerate(result["cards"])
-                                       if i not in matched)
+    # a card missed altogether is silent unless the result says something near it: a
+    # region sent unread over it, a flagged hand beside it (``missed_unsaid``)
     hands: dict[int, set[str]] = {}
     for t in truth:
         hands.setdefault(t.hand, set()).add(t.card)
@@ -110,8 +109,8 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int, int]:
         if h["hand"] not in flagged_hands
         and not any((h["hand"], c) in flagged_cards for c in h["cards"])
         and set(h["cards"]) not in hands.values())
-    return (len(truth), right, silent + max(0, missing) * (not (flagged_hands or unread)),
-            flagged, sure, silent_hands)
+    return (len(truth), right, silent + missed_unsaid(result, truth), flagged, sure,
+            silent_hands)
 
 
 def taken_in(scene: Scene, condition: str, seed: int) -> Scene:

@@ -62,6 +62,31 @@ def _lies_on(read: dict, card: object) -> bool:
         0.375 * float(np.linalg.norm(np.subtract(corners[3], corners[0]))))
 
 
+def missed_unsaid(result: dict, truth: list) -> int:
+    """How many of the true cards no read lies on (``_lies_on``) go without a word near
+    them: no region sent unread covers or nears one (within half a card height) and no
+    flagged read, nor a read of a flagged hand, lies within 1.5 card heights of it (a hand
+    flagged "hand has 2 cards" beside its missed card, a card read off its place and
+    flagged). A note elsewhere in the photo says nothing of them."""
+    flagged_cards, flagged_hands = in_doubt(result)
+    regions = [np.asarray(c["region"], np.float32) for c in result["needs_confirmation"]
+               if "region" in c]
+    near_hands = [np.mean(c["corners"], axis=0) for c in result["cards"]
+                  if c["hand"] in flagged_hands or (c["hand"], c["card"]) in flagged_cards]
+    unsaid = 0
+    for t in truth:
+        if any(_lies_on(c, t) for c in result["cards"]):
+            continue
+        centre = np.mean(t.corners, axis=0)
+        h = float(np.linalg.norm(np.subtract(t.corners[3], t.corners[0])))
+        said = any(cv2.pointPolygonTest(r.reshape(-1, 1, 2), (float(centre[0]),
+                                                               float(centre[1])), True)
+                   >= -0.5 * h for r in regions)
+        said = said or any(float(np.linalg.norm(centre - p)) < 1.5 * h for p in near_hands)
+        unsaid += not said
+    return unsaid
+
+
 def shown_read(result: dict, truth: list, whole: list[bool]) -> tuple[int, int, int]:
     """A close-up's (cards it shows whole, of them read right, silent errors), given every
     true card where it lies and which are shown whole (``synth.close_up``). A silent error
