@@ -100,7 +100,7 @@ def score(result: dict, truth: list) -> tuple[int, int, int, int, int, int]:
         silent += i not in matched and not is_flagged
         sure += i in matched and not is_flagged
     # a card missed altogether is silent unless the result says something near it: a
-    # region sent unread over it, a flagged hand beside it (``missed_unsaid``)
+    # region sent unread over it, a flagged read beside it (``missed_unsaid``)
     hands: dict[int, set[str]] = {}
     for t in truth:
         hands.setdefault(t.hand, set()).add(t.card)
