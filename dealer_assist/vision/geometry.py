@@ -476,10 +476,11 @@ SHADE_DEEP, SHADE_EVEN, SHADE_HUE, SHADE_AREA = 0.5, 0.7, 0.04, 0.02
 SHADOW_GROW = 0.6
 
 
-def _shadow_gain(bgr: np.ndarray) -> np.ndarray | None:
+def _shadow_gain(bgr: np.ndarray, small: np.ndarray | None = None) -> np.ndarray | None:
     """How much the whiteness of ``bgr`` is raised at each pixel to undo a hard shadow
     (``SHADE_EVEN``), as float32 at full size; None when the felt lies in none
-    (``SHADE_DEEP``, ``SHADE_AREA``).
+    (``SHADE_DEEP``, ``SHADE_AREA``). ``small``: ``bgr`` reduced 8 times (``_eighth``),
+    where the caller has made it already.
 
     >>> felt = np.full((400, 800, 3), (40, 120, 30), np.uint8)
     >>> _shadow_gain(felt) is None   # lit evenly
@@ -490,7 +491,7 @@ def _shadow_gain(bgr: np.ndarray) -> np.ndarray | None:
     (1.0, 1.75)
     """
     h, w = bgr.shape[:2]
-    small = _eighth(bgr)
+    small = _eighth(bgr) if small is None else small
     if min(small.shape[:2]) < FELT_WINDOW:
         return None
     felt = cv2.medianBlur(small, FELT_WINDOW).astype(np.float32)
@@ -548,14 +549,27 @@ def _balanced(work: np.ndarray) -> np.ndarray:
 #: nothing said. On a table of little colour (its median colour's channels within
 #: GREY_FELT of each other) the brightest channel is taken instead, less 1.6 times only the
 #: colourfulness beyond GREY_FREE levels (chips and print, coloured things brighter than the
-#: table, stay out), where the cards stand out of the table more by it (``_grey_table``).
+#: table, stay out), where the cards stand out of the table more by it (``_standing_out``).
 #: Measured in "Cream cards on a grey table" (card_models/README.md).
 GREY_FELT, GREY_FREE = 0.25, 48
 
 
-def _grey_table(whiteness: np.ndarray, brightness: np.ndarray) -> bool:
-    """Whether the cards (the whitest pixels) stand out of the felt (the median) more by
-    ``brightness`` than by ``whiteness`` (two scores of the same photo).
+def _grey_table(small: np.ndarray) -> bool:
+    """Whether the felt (the median colour of ``small``, a BGR photo reduced 8 times) has
+    little colour (``GREY_FELT``).
+
+    >>> _grey_table(np.full((40, 60, 3), (203, 208, 199), np.uint8))
+    True
+    >>> _grey_table(np.full((40, 60, 3), (40, 120, 30), np.uint8))   # green felt
+    False
+    """
+    felt = np.median(small.reshape(-1, 3), axis=0)
+    return float(felt.max() - felt.min()) < GREY_FELT * float(felt.max())
+
+
+def _standing_out(score: np.ndarray) -> float:
+    """How far the cards (the whitest pixels) stand out of the felt (the median) by
+    ``score``.
 
     A cream card on a grey table, and a white one: the photo's whiteness (``_whiteness``)
     at the card and on the table is the brightest channel for the first, as whiteness
@@ -569,10 +583,7 @@ def _grey_table(whiteness: np.ndarray, brightness: np.ndarray) -> bool:
     >>> [int(_whiteness(table)[y, x]) for y, x in ((150, 130), (10, 10))]
     [240, 194]
     """
-    def standing_out(score: np.ndarray) -> float:
-        return _whitest(score) - float(np.median(_eighth(score)))
-
-    return standing_out(brightness) > standing_out(whiteness)
+    return _whitest(score) - float(np.median(_eighth(score)))
 
 
 def _whiteness(work: np.ndarray) -> np.ndarray:
@@ -592,14 +603,14 @@ def _shaded_whiteness(work: np.ndarray) -> tuple[np.ndarray, bool]:
     # (OpenCV's stubs do not know that a scalar may stand for an array: call-overload)
     score = cv2.subtract(lo, cv2.multiply(cv2.subtract(hi, lo), 0.6,  # type: ignore[call-overload]
                                           dtype=cv2.CV_8U))
-    felt = np.median(_eighth(balanced).reshape(-1, 3), axis=0)
-    if float(felt.max() - felt.min()) < GREY_FELT * float(felt.max()):  # little colour
+    small = _eighth(balanced)
+    if _grey_table(small):
         excess = cv2.subtract(cv2.subtract(hi, lo), GREY_FREE)  # type: ignore[call-overload]
         bright = cv2.subtract(hi, cv2.multiply(excess, 1.6,  # type: ignore[call-overload]
                                                dtype=cv2.CV_8U))
-        if _grey_table(score, bright):
+        if _standing_out(bright) > _standing_out(score):
             score = bright
-    gain = _shadow_gain(balanced)
+    gain = _shadow_gain(balanced, small)
     if gain is not None:  # the whiteness is in proportion to the light: raised with it
         score = np.clip(score * gain, 0, 255).astype(np.uint8)
     return score, gain is not None
