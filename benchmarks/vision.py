@@ -51,7 +51,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 import cv2
 import numpy as np
-from vision_threshold import missed_unsaid, shown_read, unflagged_wrong
+from vision_threshold import lies_on, missed_unsaid, shown_read, unflagged_wrong
 
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_back, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
@@ -75,21 +75,20 @@ UP_CLOSE_FACE_H = 1500
 
 def score(result: dict, truth: list) -> tuple[int, int, int, int, int, int]:
     """(cards, right, silent errors, flagged, sure, silent hands) for one photo. A truth
-    card is right when a read card with its name lies on it; a read is a silent error when
-    it is wrong (or stray) and neither it nor its hand is flagged, and so is a card no read
-    lies on with nothing said near it (``vision_threshold.missed_unsaid``); sure counts the right
-    reads not flagged (the dealer has nothing to confirm for them); a silent hand is a hand
-    nothing flags whose cards are not one true hand's (cards read right, grouped wrong)."""
+    card is right when a read card with its name lies on it (``vision_threshold.lies_on``);
+    a read is a silent error when it is wrong (or stray) and neither it nor its hand is
+    flagged, and so is a card no read lies on with nothing said near it
+    (``vision_threshold.missed_unsaid``); sure counts the right reads not flagged (the
+    dealer has nothing to confirm for them); a silent hand is a hand nothing flags whose
+    cards are not one true hand's (cards read right, grouped wrong)."""
     flagged_cards, flagged_hands = in_doubt(result)
     right = 0
     matched = set()
     for t in truth:
-        centre = np.mean(t.corners, axis=0)
         for i, c in enumerate(result["cards"]):
             if i in matched:
                 continue
-            if np.linalg.norm(np.mean(c["corners"], axis=0) - centre) < 0.25 * np.linalg.norm(
-                    np.subtract(t.corners[3], t.corners[0])) * 1.5 and c["card"] == t.card:
+            if c["card"] == t.card and lies_on(c, t):
                 right += 1
                 matched.add(i)
                 break

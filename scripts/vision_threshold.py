@@ -45,7 +45,7 @@ def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
     wrong: list[float] = []
     right = 0
     for c in result["cards"]:
-        ok = any(str(t.card) == c["card"] and _lies_on(c, t) for t in truth)
+        ok = any(str(t.card) == c["card"] and lies_on(c, t) for t in truth)
         right += ok
         if not ok and c["hand"] not in flagged_hands and (
                 (c["hand"], c["card"]) not in flagged_cards):
@@ -53,7 +53,7 @@ def unflagged_wrong(result: dict, truth: list) -> tuple[list[float], int, int]:
     return wrong, len(truth), right
 
 
-def _lies_on(read: dict, card: object) -> bool:
+def lies_on(read: dict, card: object) -> bool:
     """Whether ``read`` lies on the true ``card``: as benchmarks/vision.py counts it, within
     0.375 card heights of its centre (in a hand spread tight the next card's centre is
     closer)."""
@@ -63,7 +63,7 @@ def _lies_on(read: dict, card: object) -> bool:
 
 
 def missed_unsaid(result: dict, truth: list) -> int:
-    """How many of the true cards no read lies on (``_lies_on``) go without a word near
+    """How many of the true cards no read lies on (``lies_on``) go without a word near
     them: no region sent unread covers or nears one (within half a card height) and no
     flagged read, nor a read of a flagged hand, lies within 1.5 card heights of it (a hand
     flagged "hand has 2 cards" beside its missed card, a card read off its place and
@@ -75,7 +75,7 @@ def missed_unsaid(result: dict, truth: list) -> int:
                   if c["hand"] in flagged_hands or (c["hand"], c["card"]) in flagged_cards]
     unsaid = 0
     for t in truth:
-        if any(_lies_on(c, t) for c in result["cards"]):
+        if any(lies_on(c, t) for c in result["cards"]):
             continue
         centre = np.mean(t.corners, axis=0)
         h = float(np.linalg.norm(np.subtract(t.corners[3], t.corners[0])))
@@ -94,9 +94,9 @@ def shown_read(result: dict, truth: list, whole: list[bool]) -> tuple[int, int, 
     read right, is none), or a card shown whole that no read lies on while the result flags
     no hand and nothing unread."""
     shown = [t for t, w in zip(truth, whole, strict=True) if w]
-    right = sum(any(str(t.card) == c["card"] and _lies_on(c, t) for c in result["cards"])
+    right = sum(any(str(t.card) == c["card"] and lies_on(c, t) for c in result["cards"])
                 for t in shown)
-    missed = sum(not any(_lies_on(c, t) for c in result["cards"]) for t in shown)
+    missed = sum(not any(lies_on(c, t) for c in result["cards"]) for t in shown)
     _, flagged_hands = in_doubt(result)
     unread = any("region" in c for c in result["needs_confirmation"])
     silent = len(unflagged_wrong(result, truth)[0]) + missed * (not (flagged_hands or unread))
