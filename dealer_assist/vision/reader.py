@@ -998,10 +998,11 @@ class Reader:
                      blobs: list[Blob], evals: list[list[_FrameEval]],
                      reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
             list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
-        """Each row of touching hands that another cut parts otherwise (``other_cuts``) is
-        parted that way instead where more of its parts then read as a hand (three indices
-        seen); the regions, their frames and the windows' reads (``reads``: rank, suit,
-        embeddings) with those parts in place of the first cut's."""
+        """Each row of touching hands that another cut parts otherwise, and each region the
+        print cut took something from, whole (``other_cuts``), is parted that way instead
+        where more of its parts then read as a hand (three indices seen); the regions,
+        their frames and the windows' reads (``reads``: rank, suit, embeddings) with those
+        parts in place of the first cut's."""
         again, more_reads = self._read_more(
             pyr, step, [b for _, parts in other_cuts for b in parts], reads)
         drop: set[int] = set()
@@ -1010,7 +1011,9 @@ class Reader:
         for mine, parts in other_cuts:
             rows = again[k : k + len(parts)]
             k += len(parts)
-            if _hands_read(rows) > _hands_read([evals[i] for i in mine]):
+            # a region two ways part (a row of hands the print cut) is parted once
+            if drop.isdisjoint(mine) and _hands_read(rows) > _hands_read(
+                    [evals[i] for i in mine]):
                 drop.update(mine)
                 added += zip(parts, rows, strict=True)
         if not added:

@@ -80,6 +80,33 @@ def test_print_that_joins_a_hand_is_cut_off_it(monkeypatch: pytest.MonkeyPatch) 
     assert np.count_nonzero(geometry._print_cut(closed, frames)) < 0.5 * np.count_nonzero(closed)
 
 
+@pytest.mark.usefixtures("can_render")
+def test_a_court_card_hand_cut_as_print_is_read_whole(reader: Reader,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """On this plain felt (gm-paris, nothing printed) a queen of hearts lies over a seven of
+    clubs over a ten of diamonds. The queen's art and the seven's pips leave their
+    card-white thin, and the print cut took it all but the ten's: the hand read as one
+    card, flagged. Read whole as well, the region reads as a hand of three and is kept so
+    (``geometry.PRINT_UNCUT``): the table reads 24 of 24, 22 without."""
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"gm-paris": load_deck("gm-paris")}, 930016, seats=7)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    hand = {"QH", "7C", "10D"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+
+    def read() -> tuple[int, list[set[str]]]:
+        result = reader.read(image)
+        assert unflagged_wrong(result, scene.cards)[0] == []
+        return right_reads(result, scene.cards), [set(h["cards"]) for h in result["hands"]]
+
+    right, hands = read()
+    assert right == 24 and hand in hands
+    monkeypatch.setattr(geometry, "PRINT_UNCUT", False)
+    right, hands = read()
+    assert right == 22 and hand not in hands
+
+
 def right_reads(result: dict[str, Any], truth: list[Any]) -> int:
     """Cards read as the true card lying there (within a third of a card's height)."""
     right = 0

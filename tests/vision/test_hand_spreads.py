@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dealer_assist.vision import geometry
 from dealer_assist.vision.hand_groups import joined
 from dealer_assist.vision.reader import Reader, in_doubt
 from dealer_assist.vision.synth import LAYS, compose
@@ -229,7 +230,9 @@ def test_a_court_card_beside_a_hand_spread_wide_is_read_in_it(
     art reaches their edges, so their card-white is a thin frame that the mask's opening
     wears away, and the regions stopped at the cards beside them: the dealer was told
     "hand has 2 cards" and "hand has 1 cards". Read again lengthened along their rows
-    (``reader.WIDEN``), both hands come back whole, and every card of the photo is right."""
+    (``reader.WIDEN``), both hands come back whole, and every card of the photo is right.
+    (What wore their frames away was the print cut, so reading the regions it cut whole,
+    ``geometry.PRINT_UNCUT``, brings them back too; without it ``WIDEN`` still does.)"""
     pytest.importorskip("PIL")
     sys.path.insert(0, str(SAMPLES.parent / "scripts"))
     from vision_threshold import unflagged_wrong
@@ -249,6 +252,9 @@ def test_a_court_card_beside_a_hand_spread_wide_is_read_in_it(
     wrong, _, right = unflagged_wrong(result, scene.cards)
     assert not wrong and right == 24 and short_hands(result) == []
     assert _whole(result, scene)[0] == 8
+    monkeypatch.setattr(geometry, "PRINT_UNCUT", False)
+    result = reader.read(image, scene.zones)
+    assert unflagged_wrong(result, scene.cards)[2] == 24 and short_hands(result) == []
     monkeypatch.setattr(reader_module, "WIDEN", False)
     result = reader.read(image, scene.zones)
     assert unflagged_wrong(result, scene.cards)[2] == 21
