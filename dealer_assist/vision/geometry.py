@@ -759,6 +759,30 @@ def _blob(c: np.ndarray, s: float, grow: float = 0.0) -> Blob:
     return Blob(corners, area / (s * s), (cx / s, cy / s), hull)
 
 
+def hull_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """The distance between two convex hulls ((N, 2) points), 0 where they touch or
+    overlap.
+
+    >>> square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    >>> hull_gap(square, square + [14, 0]), hull_gap(square, square + [5, 5])
+    (4.0, 0.0)
+    """
+    def inside(pts: np.ndarray, hull: np.ndarray) -> float:
+        poly = hull.reshape(-1, 1, 2).astype(np.float32)
+        return max(cv2.pointPolygonTest(poly, (float(x), float(y)), True) for x, y in pts)
+
+    return max(0.0, -max(inside(a, b), inside(b, a)))
+
+
+def joined_blob(a: Blob, b: Blob) -> Blob:
+    """One region holding regions ``a`` and ``b``: the rectangle of their hulls."""
+    pts = np.concatenate([a.hull, b.hull]).astype(np.float32)
+    (cx, cy), size, ang = cv2.minAreaRect(pts)
+    corners = _clockwise(np.asarray(cv2.boxPoints(((cx, cy), size, ang)), np.float32))
+    hull = np.asarray(cv2.convexHull(pts).reshape(-1, 2), np.float32)
+    return Blob(corners, a.area + b.area, (cx, cy), hull)
+
+
 def _clockwise(pts: np.ndarray) -> np.ndarray:
     centre = pts.mean(axis=0)
     order = np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))

@@ -49,6 +49,8 @@ from .geometry import (
     find_blobs,
     frame_scale,
     hands_in_row,
+    hull_gap,
+    joined_blob,
     layout_in_frame,
     look_window,
     make_frame,
@@ -633,6 +635,22 @@ def _hand_sized(blob: Blob, card_h: float) -> bool:
     return _card_high(blob, card_h) and blob_sides(blob)[1] <= ROW_OF_HANDS * card_h
 
 
+#: A hand whose card-white stands little out of the table (court cards on a near-white
+#: one) can fall into two regions, neither of which reads a card: the lower cards' part
+#: and the top card's frame. Two regions that read nothing (``Reader.unread``, and regions
+#: whose frames read no index), lying within JOIN_GAP card heights of each other, are read
+#: as one region of a hand's size, taken for a hand where that reads JOIN_UNREAD indices
+#: (0: never), as ``READ_REJECTED`` takes a region. 2026-12-05, near-white table, one
+#: photo each: training designs 930000-930029 678 -> 681 right (sure 571 -> 574),
+#: procedural 920000-920029 649 -> 652 (457 -> 460); 1 or 2 read the same; every other
+#: tuning set (plain, light grey, hard shadow, floor, tilted, spread wide, laid apart,
+#: chips, glare; 30 photos each of both) and every held-out row read the same. 1 with
+#: JOIN_GAP 0.3 also joined the halves of lone court cards laid apart (training designs
+#: 691 -> 696 of 720), but printed felt read alone then took more print for cards
+#: (procedural: flagged 401 -> 415, sure 384 -> 382).
+JOIN_UNREAD, JOIN_GAP = 3, 0.15
+
+
 def _best_frame(row: list[_FrameEval]) -> int:
     """Which of a region's four frames (read) reads best: the most index score, the first
     on a tie."""
@@ -854,6 +872,9 @@ class Reader:
         if other_cuts and CUT_BY_READS:
             blobs, evals, rank, suit, feats = self._better_cuts(
                 pyr, step, other_cuts, blobs, evals, (rank, suit, feats))
+        if JOIN_UNREAD and self.card_h is not None:
+            blobs, evals, rank, suit, feats = self._read_joined(
+                pyr, step, self.card_h, blobs, evals, (rank, suit, feats))
         index_score = 1.0 - rank[:, NONE]
         found: list[tuple[Blob, _FrameEval, _FrameEval]] = []
         for blob, row in zip(blobs, evals, strict=True):
@@ -945,6 +966,47 @@ class Reader:
             if len(row[_best_frame(row)].peaks) >= n:
                 blobs[i], evals[i] = span, row
         return blobs, evals, *reads
+
+    def _read_joined(self, pyr: Pyramid, step: int, card_h: float, blobs: list[Blob],
+                     evals: list[list[_FrameEval]],
+                     reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
+            list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
+        """Two regions that read no card (``self.unread``, and regions whose frames read no
+        index) lying within JOIN_GAP card heights of each other, read as one region of a
+        hand's size: kept where that reads JOIN_UNREAD indices or more (each region joined
+        once, the best reads first)."""
+        unread = [(True, k, b) for k, b in enumerate(self.unread)] + [
+            (False, i, blobs[i]) for i, row in enumerate(evals)
+            if not row[_best_frame(row)].peaks]
+        pairs: list[tuple[int, int, Blob]] = []
+        for x in range(len(unread)):
+            for y in range(x + 1, len(unread)):
+                a, b = unread[x][2], unread[y][2]
+                if math.dist(a.centre, b.centre) > ROW_OF_HANDS * card_h:
+                    continue  # too far apart to make one hand: spares the gap's measure
+                if hull_gap(a.hull, b.hull) <= JOIN_GAP * card_h and _hand_sized(
+                        union := joined_blob(a, b), card_h):
+                    pairs.append((x, y, union))
+        if not pairs:
+            return blobs, evals, *reads
+        again, reads = self._read_more(pyr, step, [u for _, _, u in pairs], reads)
+        used: set[int] = set()
+        kept: list[tuple[Blob, list[_FrameEval]]] = []
+        for p in sorted(range(len(pairs)), key=lambda p: -max(fe.score for fe in again[p])):
+            x, y, union = pairs[p]
+            row = again[p]
+            if x in used or y in used or len(row[_best_frame(row)].peaks) < JOIN_UNREAD:
+                continue
+            used.update((x, y))
+            kept.append((union, row))
+        if not kept:
+            return blobs, evals, *reads
+        self.unread = [b for k, b in enumerate(self.unread)
+                       if not any(unread[x][:2] == (True, k) for x in used)]
+        gone = {unread[x][1] for x in used if not unread[x][0]}
+        stay = [i for i in range(len(blobs)) if i not in gone]
+        return ([blobs[i] for i in stay] + [u for u, _ in kept],
+                [evals[i] for i in stay] + [row for _, row in kept], *reads)
 
     def _read_rejected(self, pyr: Pyramid, step: int, blobs: list[Blob],
                        evals: list[list[_FrameEval]],

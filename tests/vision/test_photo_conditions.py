@@ -162,6 +162,32 @@ def test_cream_cards_on_a_near_white_table(reader: Reader) -> None:
 
 
 @pytest.mark.usefixtures("can_render")
+def test_a_hand_in_two_unread_pieces_is_read_as_one(reader: Reader,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """On this near-white table (standard design) a king of hearts lies over a nine and a
+    jack of hearts. Little of their card-white stands out of the table: the king's frame
+    and the lower cards' indices wore away, and the hand made two regions, its lower part
+    and the king's upper frame, neither of which read a card. The dealer was told "cards
+    here could not be read". Two such regions lying together are now read as one
+    (``reader.JOIN_UNREAD``): the hand reads whole, and the table 24 of 24, 21 before."""
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"standard": load_deck("standard")}, 930014, seats=7, felt=(0, 0, 200))
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    truth = [{"card": str(t.card), "corners": t.corners} for t in scene.cards]
+    hand = {"JH", "9H", "KH"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+    result = reader.read(image)
+    assert _match(result, truth) == (24, 0, 24)
+    assert hand in [set(h["cards"]) for h in result["hands"]]
+    monkeypatch.setattr(reader_module, "JOIN_UNREAD", 0)
+    result = reader.read(image)
+    assert _match(result, truth) == (21, 0, 24)
+    assert hand not in [set(h["cards"]) for h in result["hands"]]
+
+
+@pytest.mark.usefixtures("can_render")
 def test_court_card_hands_on_a_beige_table(reader: Reader) -> None:
     """On a beige table a court card's art leaves its card-white crumbled, and two hands of
     this gm-paris table made regions too ragged to be a card's: they went to the dealer
