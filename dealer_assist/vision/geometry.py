@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -775,12 +775,10 @@ def hull_gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def joined_blob(a: Blob, b: Blob) -> Blob:
-    """One region holding regions ``a`` and ``b``: the rectangle of their hulls."""
-    pts = np.concatenate([a.hull, b.hull]).astype(np.float32)
-    (cx, cy), size, ang = cv2.minAreaRect(pts)
-    corners = _clockwise(np.asarray(cv2.boxPoints(((cx, cy), size, ang)), np.float32))
-    hull = np.asarray(cv2.convexHull(pts).reshape(-1, 2), np.float32)
-    return Blob(corners, a.area + b.area, (cx, cy), hull)
+    """One region holding regions ``a`` and ``b``: the rectangle of their hulls, their
+    card-white together."""
+    pts = np.concatenate([a.hull, b.hull]).astype(np.float32).reshape(-1, 1, 2)
+    return replace(_blob(pts, 1.0), area=a.area + b.area)
 
 
 def _clockwise(pts: np.ndarray) -> np.ndarray:

@@ -1002,9 +1002,9 @@ class Reader:
             kept.append((union, row))
         if not kept:
             return blobs, evals, *reads
-        self.unread = [b for k, b in enumerate(self.unread)
-                       if not any(unread[x][:2] == (True, k) for x in used)]
+        taken = {unread[x][1] for x in used if unread[x][0]}
         gone = {unread[x][1] for x in used if not unread[x][0]}
+        self.unread = [b for k, b in enumerate(self.unread) if k not in taken]
         stay = [i for i in range(len(blobs)) if i not in gone]
         return ([blobs[i] for i in stay] + [u for u, _ in kept],
                 [evals[i] for i in stay] + [row for _, row in kept], *reads)
