@@ -925,8 +925,9 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
 LONE_SLACK, LONE_CARD_W, LONE_FILL, LONE_LONG = 0.15, 0.71, 0.85, 1.9
 
 
-def lone_card(blob: Blob, card_h: float) -> bool:
-    """Whether ``blob`` has a lone card's outline for cards measured ``card_h`` high.
+def lone_card(blob: Blob, card_h: float, slack: float | None = None) -> bool:
+    """Whether ``blob`` has a lone card's outline for cards measured ``card_h`` high, its
+    width to its height within ``slack`` (a share; ``LONE_SLACK`` unless given) of a card's.
 
     >>> card = np.array([[0, 0], [71, 0], [71, 100], [0, 100]], np.float32)
     >>> lone_card(Blob(card, 2500.0, (35.5, 50.0), card), 100.0)
@@ -937,11 +938,16 @@ def lone_card(blob: Blob, card_h: float) -> bool:
     False
     >>> lone_card(Blob(card * 2, 2500.0, (71.0, 100.0), card * 2), 100.0)  # too large
     False
+    >>> narrow = card * [0.8, 1]  # 0.57 as wide as high: a court card's two ends joined
+    >>> lone_card(Blob(narrow, 2500.0, (28.4, 50.0), narrow), 100.0), lone_card(
+    ...     Blob(narrow, 2500.0, (28.4, 50.0), narrow), 100.0, slack=0.3)
+    (False, True)
     """
     short, long = blob_sides(blob)
     rect = short * long
     hull = float(cv2.contourArea(blob.hull.astype(np.float32).reshape(-1, 1, 2)))
-    return bool(rect > 0 and abs(short / long - LONE_CARD_W) <= LONE_SLACK * LONE_CARD_W
+    slack = LONE_SLACK if slack is None else slack
+    return bool(rect > 0 and abs(short / long - LONE_CARD_W) <= slack * LONE_CARD_W
                 and (1 - LONE_SLACK) * card_h <= long <= LONE_LONG * card_h
                 and hull >= LONE_FILL * rect)
 

@@ -52,6 +52,7 @@ from .geometry import (
     hull_gap,
     joined_blob,
     layout_in_frame,
+    lone_card,
     look_window,
     make_frame,
     quad_blob,
@@ -648,8 +649,25 @@ def _hand_sized(blob: Blob, card_h: float) -> bool:
 #: 1,500 pixels high 95.59% -> 98.53%, every other row the same. 1 with
 #: JOIN_GAP 0.3 also joined the halves of lone court cards laid apart (training designs
 #: 691 -> 696 of 720), but printed felt read alone then took more print for cards
-#: (procedural: flagged 401 -> 415, sure 384 -> 382).
+#: (procedural: flagged 401 -> 415, sure 384 -> 382); JOIN_CARD below joins those.
 JOIN_UNREAD, JOIN_GAP = 3, 0.15
+#: A court card lying alone (a hand laid apart) can fall into two unread regions too: its
+#: art, across the card from frame line to frame line, leaves card-white only at its two
+#: ends. Two unread regions whose outlines together make a lone card's
+#: (``geometry.lone_card``, its width to its height within JOIN_CARD_SLACK of a card's:
+#: the ends reach little past the frame lines) are read as one region, taken for a card
+#: where that reads JOIN_CARD indices (0: never); the card's outline bounds how far apart
+#: they lie. Not where they lie in a region read (``Reader._read_joined``). 2026-12-05,
+#: laid apart, training designs 930000-930029, one photo each: 691 -> 709 of 720 right
+#: (sure 394 -> 417), the gm-paris court cards. With a lone card's slack (0.15) and a gap
+#: of at most 0.15 / 0.7 card heights: 693 / 699; with the outline's bound alone, slack
+#: 0.15 / 0.2 / 0.3: 699 / 704 / 709 (and 414 sure before the rule not to join in a region
+#: read: two court cards were read twice, flagged). Printed felt read alone joins some print (flagged 401 -> 405
+#: procedural, 147 -> 150 training designs; sure 384 -> 383, 630 -> 629); every other
+#: tuning set read the same (30 photos each of both kinds: plain, light grey, light grey
+#: in a hard shadow, near-white, floor, tilted, spread wide, procedural laid apart, chips,
+#: glare).
+JOIN_CARD, JOIN_CARD_SLACK = 1, 0.3
 
 
 def _best_frame(row: list[_FrameEval]) -> int:
@@ -873,7 +891,7 @@ class Reader:
         if other_cuts and CUT_BY_READS:
             blobs, evals, rank, suit, feats = self._better_cuts(
                 pyr, step, other_cuts, blobs, evals, (rank, suit, feats))
-        if JOIN_UNREAD and self.card_h is not None:
+        if (JOIN_UNREAD or JOIN_CARD) and self.card_h is not None:
             blobs, evals, rank, suit, feats = self._read_joined(
                 pyr, step, self.card_h, blobs, evals, (rank, suit, feats))
         index_score = 1.0 - rank[:, NONE]
@@ -973,20 +991,30 @@ class Reader:
                      reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
             list[Blob], list[list[_FrameEval]], np.ndarray, np.ndarray, np.ndarray]:
         """Two regions that read no card (``self.unread``, and regions whose frames read no
-        index) lying within JOIN_GAP card heights of each other, read as one region of a
-        hand's size: kept where that reads JOIN_UNREAD indices or more (each region joined
-        once, the best reads first)."""
+        index) read as one: kept as a hand where they lie within JOIN_GAP card heights of
+        each other, make a region of a hand's size and that reads JOIN_UNREAD indices or
+        more; as a card where they make a lone card's outline and that reads JOIN_CARD
+        indices or more (each region joined once, the best reads first). Not where the
+        two lie in a region read: a region widened over a hand laid apart (``WIDEN``)
+        reads the cards whose pieces lie in it."""
         unread = [(True, k, b) for k, b in enumerate(self.unread)] + [
             (False, i, blobs[i]) for i, row in enumerate(evals)
             if not row[_best_frame(row)].peaks]
+        # a widened region's hull is still its first one's: its rectangle holds the cards
+        read = [blobs[i].corners.reshape(-1, 1, 2).astype(np.float32)
+                for i, row in enumerate(evals) if row[_best_frame(row)].peaks]
         pairs: list[tuple[int, int, Blob]] = []
         for x in range(len(unread)):
             for y in range(x + 1, len(unread)):
                 a, b = unread[x][2], unread[y][2]
                 if math.dist(a.centre, b.centre) > ROW_OF_HANDS * card_h:
                     continue  # too far apart to make one hand: spares the gap's measure
-                if hull_gap(a.hull, b.hull) <= JOIN_GAP * card_h and _hand_sized(
-                        union := joined_blob(a, b), card_h):
+                union = joined_blob(a, b)
+                if any(cv2.pointPolygonTest(r, union.centre, False) >= 0 for r in read):
+                    continue
+                if (JOIN_UNREAD and _hand_sized(union, card_h)
+                        and hull_gap(a.hull, b.hull) <= JOIN_GAP * card_h) or (
+                        JOIN_CARD and lone_card(union, card_h, JOIN_CARD_SLACK)):
                     pairs.append((x, y, union))
         if not pairs:
             return blobs, evals, *reads
@@ -996,7 +1024,10 @@ class Reader:
         for p in sorted(range(len(pairs)), key=lambda p: -max(fe.score for fe in again[p])):
             x, y, union = pairs[p]
             row = again[p]
-            if x in used or y in used or len(row[_best_frame(row)].peaks) < JOIN_UNREAD:
+            seen = len(row[_best_frame(row)].peaks)
+            if x in used or y in used or not ((JOIN_UNREAD and seen >= JOIN_UNREAD) or (
+                    JOIN_CARD and seen >= JOIN_CARD
+                    and lone_card(union, card_h, JOIN_CARD_SLACK))):
                 continue
             used.update((x, y))
             kept.append((union, row))

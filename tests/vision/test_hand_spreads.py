@@ -290,3 +290,34 @@ def test_a_hand_spread_wide_whose_middle_index_went_unseen_is_read_whole(
     assert next(h for h in result["hands"] if h["seat"] == 5)["cards"] == ["KD", "3S"]
     assert any(c["seat"] == 5 and c["reason"] == "hand has 2 cards, expected 3"
                for c in result["needs_confirmation"])
+
+
+@pytest.mark.usefixtures("can_render")
+def test_court_cards_laid_apart_in_two_pieces_are_read(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands laid apart on a gm-paris table (tuning photo 930001, 12 MP). A court card's
+    art reaches its frame, so a court card lying alone leaves card-white only in the two
+    strips along its long sides: two regions, neither of which reads a card. Six court
+    cards went to the dealer as "cards here could not be read". Two unread regions whose
+    outlines together make a lone card's are now read as one (``reader.JOIN_CARD``): 23
+    of the 24 cards read right, 17 before. Two more court cards lie in a region widened
+    over their hand (``reader.WIDEN``), read there, and are not read a second time."""
+    pytest.importorskip("PIL")
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_threshold import unflagged_wrong
+
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"gm-paris": load_deck("gm-paris")}, 930001, seats=7,
+                    **LAYS["laid apart"])
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    result = reader.read(image, scene.zones)
+    wrong, _, right = unflagged_wrong(result, scene.cards)
+    assert not wrong and right == 23
+    assert len({c["card"] for c in result["cards"]}) == len(result["cards"])  # none twice
+    assert not any("seen 2 times" in c["reason"] for c in result["needs_confirmation"])
+    monkeypatch.setattr(reader_module, "JOIN_CARD", 0)
+    result = reader.read(image, scene.zones)
+    wrong, _, right = unflagged_wrong(result, scene.cards)
+    assert not wrong and right == 17

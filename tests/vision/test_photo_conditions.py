@@ -181,6 +181,10 @@ def test_a_hand_in_two_unread_pieces_is_read_as_one(reader: Reader,
     result = reader.read(image)
     assert _match(result, truth) == (24, 0, 24)
     assert hand in [set(h["cards"]) for h in result["hands"]]
+    # the pieces together also make a card's outline, so a join read as a card
+    # (``JOIN_CARD``) brings the hand back as well; with that off, JOIN_UNREAD does
+    monkeypatch.setattr(reader_module, "JOIN_CARD", 0)
+    assert _match(reader.read(image), truth) == (24, 0, 24)
     monkeypatch.setattr(reader_module, "JOIN_UNREAD", 0)
     result = reader.read(image)
     assert _match(result, truth) == (21, 0, 24)
