@@ -669,6 +669,20 @@ JOIN_UNREAD, JOIN_GAP = 3, 0.15
 #: procedural laid apart, chips, glare). Held out, laid apart 82.78% -> 83.19%; printed
 #: layout read alone sure 48.1% -> 47.8%, and with the camera moved 59.7% -> 59.4%.
 JOIN_CARD, JOIN_CARD_SLACK = 1, 0.3
+#: A hand across a hard shadow's edge can fall into two regions, its lit part and its
+#: shaded part, parted by the edge, each reading one or two indices; the card whose index
+#: lies where they part is lost (``hand_groups.joined`` joins pieces holding three cards
+#: in all, not two). Two regions reading fewer than three indices together, lying within
+#: JOIN_SHORT_GAP card heights of each other, are read as one region of a hand's size,
+#: kept where that reads more indices than the two (``Reader._read_joined``). 2026-12-05,
+#: light grey felt in a hard shadow, one photo each: training designs 930000-930029 679 ->
+#: 687 right (sure 595 -> 613), procedural 920000-920029 652 -> 654 (469 -> 475); near-white
+#: procedural 652 -> 655 (460 -> 464); every other tuning set the same (plain, light grey,
+#: near-white training designs, floor, tilted, spread wide, laid apart, chips, glare,
+#: printed felt read alone; 30 photos each of both kinds). A gap of 0.3: 684 and 653. Held
+#: out, light grey in a hard shadow 90.28% -> 90.56% (sure 53.6% -> 54.2%), every other row
+#: the same.
+JOIN_SHORT, JOIN_SHORT_GAP = True, 0.45
 
 
 def _best_frame(row: list[_FrameEval]) -> int:
@@ -995,27 +1009,34 @@ class Reader:
         index) read as one: kept as a hand where they lie within JOIN_GAP card heights of
         each other, make a region of a hand's size and that reads JOIN_UNREAD indices or
         more; as a card where they make a lone card's outline and that reads JOIN_CARD
-        indices or more (each region joined once, the best reads first). Not where the
-        two lie in a region read: a region widened over a hand laid apart (``WIDEN``)
-        reads the cards whose pieces lie in it."""
-        unread = [(True, k, b) for k, b in enumerate(self.unread)] + [
-            (False, i, blobs[i]) for i, row in enumerate(evals)
-            if not row[_best_frame(row)].peaks]
+        indices or more. With JOIN_SHORT, two regions reading fewer than three indices
+        together (pieces of one hand) too, within JOIN_SHORT_GAP, kept where the one region
+        reads more indices than the two, and JOIN_UNREAD at least. Each region is joined
+        once, the best reads first. Not where the two lie in another region read: a region
+        widened over a hand laid apart (``WIDEN``) reads the cards whose pieces lie in it."""
+        peaks = [len(row[_best_frame(row)].peaks) for row in evals]
+        # (unread region?, its index there, the region, indices read)
+        pieces = [(True, k, b, 0) for k, b in enumerate(self.unread)] + [
+            (False, i, blobs[i], n) for i, n in enumerate(peaks)
+            if n == 0 or (JOIN_SHORT and n < 3)]
         # a widened region's hull is still its first one's: its rectangle holds the cards
-        read = [blobs[i].corners.reshape(-1, 1, 2).astype(np.float32)
-                for i, row in enumerate(evals) if row[_best_frame(row)].peaks]
+        read = {i: blobs[i].corners.reshape(-1, 1, 2).astype(np.float32)
+                for i, n in enumerate(peaks) if n}
         pairs: list[tuple[int, int, Blob, bool]] = []  # the two, their union, a card's?
-        for x in range(len(unread)):
-            for y in range(x + 1, len(unread)):
-                a, b = unread[x][2], unread[y][2]
-                if math.dist(a.centre, b.centre) > ROW_OF_HANDS * card_h:
-                    continue  # too far apart to make one hand: spares the gap's measure
+        for x in range(len(pieces)):
+            for y in range(x + 1, len(pieces)):
+                a, b = pieces[x][2], pieces[y][2]
+                n = pieces[x][3] + pieces[y][3]
+                if n >= 3 or math.dist(a.centre, b.centre) > ROW_OF_HANDS * card_h:
+                    continue  # a hand's indices between them, or too far apart for one
                 union = joined_blob(a, b)
-                if any(cv2.pointPolygonTest(r, union.centre, False) >= 0 for r in read):
+                own = {u[1] for u in (pieces[x], pieces[y]) if not u[0]}
+                if any(cv2.pointPolygonTest(r, union.centre, False) >= 0
+                       for i, r in read.items() if i not in own):
                     continue
-                card = bool(JOIN_CARD) and lone_card(union, card_h, JOIN_CARD_SLACK)
-                if card or (JOIN_UNREAD and _hand_sized(union, card_h)
-                            and hull_gap(a.hull, b.hull) <= JOIN_GAP * card_h):
+                card = n == 0 and bool(JOIN_CARD) and lone_card(union, card_h, JOIN_CARD_SLACK)
+                if card or (JOIN_UNREAD and _hand_sized(union, card_h) and hull_gap(
+                        a.hull, b.hull) <= (JOIN_SHORT_GAP if n else JOIN_GAP) * card_h):
                     pairs.append((x, y, union, card))
         if not pairs:
             return blobs, evals, *reads
@@ -1026,15 +1047,16 @@ class Reader:
             x, y, union, card = pairs[p]
             row = again[p]
             seen = len(row[_best_frame(row)].peaks)
-            if x in used or y in used or not ((JOIN_UNREAD and seen >= JOIN_UNREAD) or (
-                    card and seen >= JOIN_CARD)):
+            n = pieces[x][3] + pieces[y][3]
+            if x in used or y in used or not ((JOIN_UNREAD and seen >= max(JOIN_UNREAD, n + 1))
+                                              or (card and seen >= JOIN_CARD)):
                 continue
             used.update((x, y))
             kept.append((union, row))
         if not kept:
             return blobs, evals, *reads
-        taken = {unread[x][1] for x in used if unread[x][0]}
-        gone = {unread[x][1] for x in used if not unread[x][0]}
+        taken = {pieces[x][1] for x in used if pieces[x][0]}
+        gone = {pieces[x][1] for x in used if not pieces[x][0]}
         self.unread = [b for k, b in enumerate(self.unread) if k not in taken]
         stay = [i for i in range(len(blobs)) if i not in gone]
         return ([blobs[i] for i in stay] + [u for u, _ in kept],

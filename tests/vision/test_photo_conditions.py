@@ -304,6 +304,36 @@ def test_a_hand_on_a_shadows_edge_is_found(reader: Reader) -> None:
     assert len(result["cards"]) == 24
 
 
+@pytest.mark.usefixtures("can_render")
+def test_a_hand_across_a_shadows_edge_is_read_whole(reader: Reader,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a light grey felt in a hard shadow (jolly-royal, tuning photo 930002) a five of
+    diamonds, a jack of clubs and a queen of hearts lie across the shadow's edge. The edge
+    parted the hand: the shaded part read the five, the lit part the queen, and the jack,
+    whose index lies where they part, was lost; the dealer was told of two hands of one
+    card. Two such pieces, lying together, are now read as one region (``reader.JOIN_SHORT``),
+    and the hand comes back whole."""
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import load_deck
+    from dealer_assist.vision.synth import moved_truth
+
+    scene = compose({"jolly-royal": load_deck("jolly-royal")}, 930002, seats=7,
+                    felt=(0, 0, 160))
+    photo, moved = _taken_in(scene.image, "hard shadow", 930002)
+    truth = [{"card": str(t.card), "corners": t.corners}
+             for t in moved_truth(scene.cards, moved)]
+    hand = {"5D", "JC", "QH"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+    result = reader.read(photo)
+    assert _match(result, truth) == (24, 0, 24)
+    assert hand in [set(h["cards"]) for h in result["hands"]]
+    monkeypatch.setattr(reader_module, "JOIN_SHORT", False)
+    result = reader.read(photo)
+    assert _match(result, truth) == (23, 0, 24)
+    assert [h["cards"] for h in result["hands"] if set(h["cards"]) <= hand] in (
+        [["5D"], ["QH"]], [["QH"], ["5D"]])
+
+
 def test_a_bare_felt_shows_no_cards(reader: Reader) -> None:
     """A photo of the bare felt (the table before the deal): its brightest pixels are the
     felt's own colour, not cards in a colour cast, so it is not balanced into grey card-white
