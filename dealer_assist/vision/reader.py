@@ -679,9 +679,9 @@ JOIN_CARD, JOIN_CARD_SLACK = 1, 0.3
 #: 687 right (sure 595 -> 613), procedural 920000-920029 652 -> 654 (469 -> 475); near-white
 #: procedural 652 -> 655 (460 -> 464); every other tuning set the same (plain, light grey,
 #: near-white training designs, floor, tilted, spread wide, laid apart, chips, glare,
-#: printed felt read alone; 30 photos each of both kinds). A gap of 0.3: 684 and 653. Held
-#: out, light grey in a hard shadow 90.28% -> 90.56% (sure 53.6% -> 54.2%), every other row
-#: the same.
+#: printed felt read alone, a hard shadow on a coloured felt; 30 photos each of both
+#: kinds). A gap of 0.3: 684 and 653. Held out, light grey in a hard shadow 90.28% ->
+#: 90.56% (sure 53.6% -> 54.2%), every other row the same.
 JOIN_SHORT, JOIN_SHORT_GAP = True, 0.45
 
 
