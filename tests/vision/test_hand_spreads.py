@@ -296,12 +296,13 @@ def test_a_hand_spread_wide_whose_middle_index_went_unseen_is_read_whole(
 def test_court_cards_laid_apart_in_two_pieces_are_read(
         reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hands laid apart on a gm-paris table (tuning photo 930001, 12 MP). A court card's
-    art reaches its frame, so a court card lying alone leaves card-white only in the two
-    strips along its long sides: two regions, neither of which reads a card. Six court
-    cards went to the dealer as "cards here could not be read". Two unread regions whose
-    outlines together make a lone card's are now read as one (``reader.JOIN_CARD``): 23
-    of the 24 cards read right, 17 before. Two more court cards lie in a region widened
-    over their hand (``reader.WIDEN``), read there, and are not read a second time."""
+    art reaches across it from frame line to frame line, so a court card lying alone
+    leaves card-white only at its two ends: two regions, neither of which reads a card.
+    Six court cards went to the dealer as "cards here could not be read". Two unread
+    regions whose outlines together make a lone card's are now read as one
+    (``reader.JOIN_CARD``): 23 of the 24 cards read right, 17 before. Two more court cards
+    lie in a region widened over their hand (``reader.WIDEN``), read there, and are not
+    read a second time."""
     pytest.importorskip("PIL")
     sys.path.insert(0, str(SAMPLES.parent / "scripts"))
     from vision_threshold import unflagged_wrong
