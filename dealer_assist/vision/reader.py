@@ -1022,7 +1022,8 @@ class Reader:
         # a widened region's hull is still its first one's: its rectangle holds the cards
         read = {i: blobs[i].corners.reshape(-1, 1, 2).astype(np.float32)
                 for i, n in enumerate(peaks) if n}
-        pairs: list[tuple[int, int, Blob, bool]] = []  # the two, their union, a card's?
+        # the two, their union, the indices it must read to be kept
+        pairs: list[tuple[int, int, Blob, int]] = []
         for x in range(len(pieces)):
             for y in range(x + 1, len(pieces)):
                 a, b = pieces[x][2], pieces[y][2]
@@ -1037,19 +1038,18 @@ class Reader:
                 card = n == 0 and bool(JOIN_CARD) and lone_card(union, card_h, JOIN_CARD_SLACK)
                 if card or (JOIN_UNREAD and _hand_sized(union, card_h) and hull_gap(
                         a.hull, b.hull) <= (JOIN_SHORT_GAP if n else JOIN_GAP) * card_h):
-                    pairs.append((x, y, union, card))
+                    needs = [k for k, on in ((JOIN_CARD, card),
+                                             (max(JOIN_UNREAD, n + 1), bool(JOIN_UNREAD))) if on]
+                    pairs.append((x, y, union, min(needs)))
         if not pairs:
             return blobs, evals, *reads
         again, reads = self._read_more(pyr, step, [u for _, _, u, _ in pairs], reads)
         used: set[int] = set()
         kept: list[tuple[Blob, list[_FrameEval]]] = []
         for p in sorted(range(len(pairs)), key=lambda p: -max(fe.score for fe in again[p])):
-            x, y, union, card = pairs[p]
+            x, y, union, need = pairs[p]
             row = again[p]
-            seen = len(row[_best_frame(row)].peaks)
-            n = pieces[x][3] + pieces[y][3]
-            if x in used or y in used or not ((JOIN_UNREAD and seen >= max(JOIN_UNREAD, n + 1))
-                                              or (card and seen >= JOIN_CARD)):
+            if x in used or y in used or len(row[_best_frame(row)].peaks) < need:
                 continue
             used.update((x, y))
             kept.append((union, row))
