@@ -858,19 +858,26 @@ WIDEN_TOUCH = 0.02
 
 def spanned(frame: Frame, blob: Blob, x0: float, x1: float) -> Blob:
     """``blob``'s rectangle along ``frame`` (a frame of a lengthened copy of it:
-    ``widened``) from frame x ``x0`` to ``x1``, and no shorter than ``blob``'s own.
+    ``widened``) from frame x ``x0`` to ``x1``, and no shorter than ``blob``'s own. The
+    rectangle is the region's hull and gives its centre, where its cards lie (a hand is
+    seated, and other regions are kept apart from it, by them); its card-white is
+    ``blob``'s, the span's not being measured.
 
     >>> card = np.array([[100, 0], [171, 0], [171, 100], [100, 100]], np.float32)
     >>> blob = Blob(card, 7100.0, (135.5, 50.0), card)
     >>> longer = make_frame(widened(blob, 0, 0.71, [], (400, 200)), 0)  # 1.22 frame px a pixel
-    >>> spanned(longer, blob, 87.0, 260.0).corners[:, 0].round().tolist()  # 29 + 260 / 1.22
+    >>> span = spanned(longer, blob, 87.0, 260.0)
+    >>> span.corners[:, 0].round().tolist()  # 29 + 260 / 1.22
     [100.0, 242.0, 242.0, 100.0]
+    >>> [round(v) for v in span.centre], len(span.hull)
+    ([171, 50], 4)
     """
     own = cv2.transform(blob.corners[None].astype(np.float32), frame.to_frame)[0][:, 0]
     x0, x1 = min(x0, float(own.min())), max(x1, float(own.max()))
     box = np.array([[x0, 0], [x1, 0], [x1, FRAME_CARD_H], [x0, FRAME_CARD_H]], np.float32)
-    return Blob(np.roll(frame.image_points(box), frame.k, axis=0), blob.area, blob.centre,
-                blob.hull)
+    corners = np.roll(frame.image_points(box), frame.k, axis=0)
+    centre = corners.mean(axis=0)
+    return Blob(corners, blob.area, (float(centre[0]), float(centre[1])), corners.copy())
 
 
 def _card_like(c: np.ndarray, min_area: float) -> bool:

@@ -1019,8 +1019,7 @@ class Reader:
         pieces = [(True, k, b, 0) for k, b in enumerate(self.unread)] + [
             (False, i, blobs[i], n) for i, n in enumerate(peaks)
             if n == 0 or (JOIN_SHORT and n < 3)]
-        # a widened region's hull is still its first one's: its rectangle holds the cards
-        read = {i: blobs[i].corners.reshape(-1, 1, 2).astype(np.float32)
+        read = {i: blobs[i].hull.reshape(-1, 1, 2).astype(np.float32)
                 for i, n in enumerate(peaks) if n}
         # the two, their union, the indices it must read to be kept
         pairs: list[tuple[int, int, Blob, int]] = []
