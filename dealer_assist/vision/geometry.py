@@ -85,14 +85,16 @@ SPECKLE = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 def card_mask(work: np.ndarray, printed: np.ndarray | None = None,
               min_area: float | None = None,
-              uncut: list[np.ndarray] | None = None) -> np.ndarray:
+              uncut: list[np.ndarray] | None = None,
+              bright: bool | None = None) -> np.ndarray:
     """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,
     relative to the felt, whatever its colour and the light. ``printed``: pixels where
     the table's empty layout shows its print (``Layout.printed``), taken out. ``min_area``:
     the smallest region read (default: MIN_BLOB_SHARE of the copy). ``uncut``: given, the
     outline of each region the print cut took something from (``_print_cut``) is added
-    to it."""
-    score, shaded = _shaded_whiteness(work)
+    to it. ``bright``: on a table of little colour, whether whiteness is brightness
+    (``GREY_FELT``; None: the one the cards stand out by more)."""
+    score, shaded = _shaded_whiteness(work, bright)
     mask = _white(score, shaded=shaded)
     table = _table(mask)
     if table is not None:  # nor may the floor's white set how white a card must be
@@ -554,7 +556,9 @@ def _balanced(work: np.ndarray) -> np.ndarray:
 #: GREY_FELT of each other) the brightest channel is taken instead, less 1.6 times only the
 #: colourfulness beyond GREY_FREE levels (chips and print, coloured things brighter than the
 #: table, stay out), where the cards stand out of the table more by it (``_standing_out``).
-#: Measured in "Cream cards on a grey table" (card_models/README.md).
+#: Measured in "Cream cards on a grey table" (card_models/README.md). The reader reads such a
+#: photo both ways instead and keeps the better read (``reader.GREY_BOTH``, ``card_mask``'s
+#: ``bright``).
 GREY_FELT, GREY_FREE = 0.25, 48
 
 
@@ -569,6 +573,12 @@ def _grey_table(small: np.ndarray) -> bool:
     """
     felt = np.median(small.reshape(-1, 3), axis=0)
     return float(felt.max() - felt.min()) < GREY_FELT * float(felt.max())
+
+
+def grey_table(image: np.ndarray) -> bool:
+    """Whether the photo's table has little colour (``GREY_FELT``), so that card-white can
+    be looked for by brightness too (``card_mask``'s ``bright``)."""
+    return _grey_table(_eighth(_balanced(reduce(image)[0])))
 
 
 def _standing_out(score: np.ndarray) -> float:
@@ -597,8 +607,10 @@ def _whiteness(work: np.ndarray) -> np.ndarray:
     return _shaded_whiteness(work)[0]
 
 
-def _shaded_whiteness(work: np.ndarray) -> tuple[np.ndarray, bool]:
-    """``_whiteness``, and whether a hard shadow lies across the felt."""
+def _shaded_whiteness(work: np.ndarray, bright: bool | None = None
+                      ) -> tuple[np.ndarray, bool]:
+    """``_whiteness``, and whether a hard shadow lies across the felt; ``bright`` as
+    ``card_mask`` takes it."""
     balanced = _balanced(work)
     b, g, r = cv2.split(balanced)
     lo = cv2.min(cv2.min(b, g), r)
@@ -610,10 +622,10 @@ def _shaded_whiteness(work: np.ndarray) -> tuple[np.ndarray, bool]:
     small = _eighth(balanced)
     if _grey_table(small):
         excess = cv2.subtract(cv2.subtract(hi, lo), GREY_FREE)  # type: ignore[call-overload]
-        bright = cv2.subtract(hi, cv2.multiply(excess, 1.6,  # type: ignore[call-overload]
-                                               dtype=cv2.CV_8U))
-        if _standing_out(bright) > _standing_out(score):
-            score = bright
+        brightness = cv2.subtract(hi, cv2.multiply(excess, 1.6,  # type: ignore[call-overload]
+                                                   dtype=cv2.CV_8U))
+        if bright or (bright is None and _standing_out(brightness) > _standing_out(score)):
+            score = brightness
     gain = _shadow_gain(balanced, small)
     if gain is not None:  # the whiteness is in proportion to the light: raised with it
         score = np.clip(score * gain, 0, 255).astype(np.uint8)
@@ -900,7 +912,8 @@ SMALL_CARD, WORK_CARD, SMALL_FROM = 36, 55, 1 / 3
 def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
                layout: Layout | None = None,
                white: list[tuple[np.ndarray, np.ndarray]] | None = None,
-               other_cuts: list[OtherCut] | None = None) -> list[Blob]:
+               other_cuts: list[OtherCut] | None = None,
+               bright: bool | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
     is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped),
@@ -909,9 +922,9 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
     (:func:`layout_in_frame`): its print is then no card-white. ``white``: given, the
     working copy (:func:`reduce`) and its card-white are added to it. ``other_cuts``:
     given, the rows of touching hands that another cut parts otherwise are added to it
-    (``_split_rows``)."""
+    (``_split_rows``). ``bright``: as ``card_mask`` takes it."""
     left: list[Blob] = []
-    blobs = _card_regions(image, left, layout, white, other_cuts)
+    blobs = _card_regions(image, left, layout, white, other_cuts, bright)
     card_h = card_height(blobs)
     for b in left:
         if card_h is not None and lone_card(b, card_h):
@@ -961,14 +974,15 @@ def lone_card(blob: Blob, card_h: float, slack: float | None = None) -> bool:
 
 def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None,
                   white: list[tuple[np.ndarray, np.ndarray]] | None = None,
-                  other_cuts: list[OtherCut] | None = None) -> list[Blob]:
+                  other_cuts: list[OtherCut] | None = None,
+                  bright: bool | None = None) -> list[Blob]:
     """``find_blobs`` but for lone cards set aside as not card-like."""
     work, s = reduce(image)
     printed = None if layout is None else layout.printed
     found: list[Blob] = []
     cut: list[OtherCut] = []
     min_area = MIN_BLOB_SHARE * work.shape[0] * work.shape[1]
-    blobs, mask = _regions(work, s, printed, min_area, found, cut)
+    blobs, mask = _regions(work, s, printed, min_area, found, cut, bright)
     if white is not None:
         white.append((work, mask))
     card_h = card_height(blobs)
@@ -989,16 +1003,17 @@ def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None
                              interpolation=cv2.INTER_NEAREST)
     # the smallest region as in a photo WORK_SIDE pixels long, where cards are this size
     nominal = WORK_SIDE * WORK_SIDE * min(h, w) / max(h, w)
-    return _regions(work, 1.0 / f, printed, MIN_BLOB_SHARE * nominal, rejected, other_cuts)[0]
+    return _regions(work, 1.0 / f, printed, MIN_BLOB_SHARE * nominal, rejected, other_cuts,
+                    bright)[0]
 
 
 def _regions(work: np.ndarray, s: float, printed: np.ndarray | None, min_area: float,
-             rejected: list[Blob] | None, other_cuts: list[OtherCut] | None = None
-             ) -> tuple[list[Blob], np.ndarray]:
+             rejected: list[Blob] | None, other_cuts: list[OtherCut] | None = None,
+             bright: bool | None = None) -> tuple[list[Blob], np.ndarray]:
     """``find_blobs`` on the working copy ``work`` (the photo reduced ``s`` times), and
     its card-white."""
     uncut: list[np.ndarray] = []
-    mask = card_mask(work, printed, min_area, uncut)
+    mask = card_mask(work, printed, min_area, uncut, bright)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     # each region's card-like regions; a region of touching hands keeps the other ways it
     # can be parted, tried once the card height is known (``_parted``)

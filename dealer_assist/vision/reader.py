@@ -48,6 +48,7 @@ from .geometry import (
     cut_strip,
     find_blobs,
     frame_scale,
+    grey_table,
     hands_in_row,
     hull_gap,
     joined_blob,
@@ -251,6 +252,24 @@ FIRST_SIZES = 2
 #: a hand; lengthened past the photo's edge, a hand filling a 12 MP close-up lost a card
 #: (the figures above are from before that rule; spread wide read the same with it).
 WIDEN = True
+#: Whether a photo of a table of little colour (``geometry.GREY_FELT``: light grey, a desk,
+#: a light cloth) is read twice, its card-white found once by whiteness (colour counted
+#: against it) and once by brightness (``geometry.card_mask``'s ``bright``), and the read
+#: with more cards kept, then the one with more of them not sent to the dealer. Which of
+#: the two finds the cards could not be told before reading them: taking the one the cards
+#: stand out by more (``geometry._standing_out``) was fooled by a lamp's bright pool on the
+#: table, and whole hands, or every card of a photo, went unfound with nothing said
+#: (procedural 920007 on a near-white table: 0 of 24 read). 2026-12-05, 30 photos each,
+#: right / sure / cards missed with nothing said near them, before -> after: procedural
+#: decks 920000-920029 on a near-white table 655 / 464 / 27 -> 682 / 483 / 3, light grey
+#: 705 / 526 / 0 -> 706 / 531 / 0, light grey in a hard shadow 654 / 475 / 0 -> 670 / 485 /
+#: 0; the training designs 930000-930029 near-white 681 / 574 / 6 -> 675 / 566 / 0, light
+#: grey 709 / 630 -> 713 / 644, in a hard shadow 687 / 613 -> 701 / 622; every other set
+#: (coloured felts) the same. Keeping the read with more cards not sent to the dealer first
+#: read more of them sure but missed 3 cards silently in the shadow. Reading a grey table
+#: twice takes about twice as long (10 procedural photos, one core: near-white 301 against
+#: 143 ms, light grey 249 against 132 ms); a coloured felt is read once.
+GREY_BOTH = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
 #: is parted the way whose parts read as more hands, three indices seen in each
@@ -511,6 +530,11 @@ class _Forwards:
     strips: dict[tuple[tuple[int, ...], bytes], np.ndarray] = field(default_factory=dict)
     looks: dict[bytes, list[tuple[np.ndarray, np.ndarray]]] = field(default_factory=dict)
 
+    def runs(self) -> _Forwards:
+        """A memo sharing these forward passes, with nothing found yet (another read of the
+        photo that finds its own regions)."""
+        return _Forwards(None, self.strips, self.looks)
+
 
 def _run_new(memo: dict[Any, Any] | None, items: list[np.ndarray],
              key: Callable[[np.ndarray], Any],
@@ -735,6 +759,9 @@ class Reader:
         self.exhaustive = exhaustive
         #: within one ``read`` with a deck: the forward passes already run (``_Forwards``)
         self._memo: _Forwards | None = None
+        #: on a table of little colour, whether card-white is looked for by brightness
+        #: (``geometry.card_mask``; None: by what the cards stand out by more)
+        self.bright: bool | None = None
         self._forget_found()
 
     def _forget_found(self) -> None:
@@ -871,7 +898,8 @@ class Reader:
             self.layout = None if empty is None else layout_in_frame(empty, *reduce(image))
             white: list[tuple[np.ndarray, np.ndarray]] = []
             other_cuts = []
-            blobs = find_blobs(image, self.unread, self.layout, white, other_cuts)
+            blobs = find_blobs(image, self.unread, self.layout, white, other_cuts,
+                               self.bright)
             self.white = white[0]
             if self._memo is not None:
                 self._memo.found = (pyr, list(blobs), list(self.unread), self.layout,
@@ -1281,7 +1309,17 @@ class Reader:
         docstring shows the result). ``empty``: a photo of the table's empty layout (the
         one the seat zones are drawn on), from where this one was taken or near it: its
         print is not taken for cards, and ``zones`` are then in its pixels (mapped to this
-        photo's: scaled, or by the homography its print gives when the camera moved)."""
+        photo's: scaled, or by the homography its print gives when the camera moved). On a
+        table of little colour, read with card-white found both ways (``GREY_BOTH``)."""
+        if GREY_BOTH and self.bright is None and grey_table(image):
+            # where the two find the same regions, their strips and windows are run once
+            shared = _Forwards()
+            reads = []
+            for bright in (True, False):
+                reader = copy.copy(self)
+                reader.bright, reader._memo = bright, shared.runs()
+                reads.append(reader.read(image, zones, empty))
+            return max(reads, key=_read_well)
         if not self.deck:
             return self._read(image, zones, empty)
         # an enrolled deck makes a card sure only where the card model alone reads the same
@@ -1291,7 +1329,7 @@ class Reader:
         # index, the model alone's windows there read otherwise: a dondorf deck's 3S on
         # nicu-white, 3C alone), sharing every forward pass the two reads have in common.
         reader = copy.copy(self)
-        reader._memo = _Forwards()
+        reader._memo = _Forwards() if self._memo is None else self._memo.runs()
         result = reader._read(image, zones, empty)
         alone = reader.with_deck(None)._read(image, zones, empty)["cards"]
         result["needs_confirmation"] += deck_doubts(result["cards"], alone)
@@ -1494,6 +1532,15 @@ def deck_doubts(cards: list[dict[str, Any]], alone: list[dict[str, Any]]) -> lis
                     "reason": f"the table's enrolled deck reads {c['card']} here; the card "
                               f"model alone reads {said}"})
     return out
+
+
+def _read_well(result: dict[str, Any]) -> tuple[int, int]:
+    """How well a photo was read (``GREY_BOTH``): the cards read, then those of them not
+    sent to the dealer."""
+    cards, hands = in_doubt(result)
+    return len(result["cards"]), sum(
+        (c["hand"], c["card"]) not in cards and c["hand"] not in hands
+        for c in result["cards"])
 
 
 def in_doubt(result: dict[str, Any]) -> tuple[set[tuple[int, str]], set[int]]:
