@@ -255,11 +255,13 @@ WIDEN = True
 #: Whether a photo of a table of little colour (``geometry.GREY_FELT``: light grey, a desk,
 #: a light cloth) is read twice, its card-white found once by whiteness (colour counted
 #: against it) and once by brightness (``geometry.card_mask``'s ``bright``), and the read
-#: with more cards kept, then the one with more of them not sent to the dealer. Which of
-#: the two finds the cards could not be told before reading them: taking the one the cards
-#: stand out by more (``geometry._standing_out``) was fooled by a lamp's bright pool on the
-#: table, and whole hands, or every card of a photo, went unfound with nothing said
-#: (procedural 920007 on a near-white table: 0 of 24 read). 2026-12-05, 30 photos each,
+#: with more cards kept, then the one with more of them not sent to the dealer (else the
+#: one by brightness). Which of the two finds the cards could not be told before reading
+#: them: taking the one the cards stand out by more (``geometry._standing_out``) was fooled
+#: by a lamp's bright pool on the table, and whole hands, or every card of a photo, went
+#: unfound with nothing said (procedural 920007 on a near-white table: 0 of 24 read; the
+#: dark grey, beige and light grey printed tables' figures are in card_models/README.md,
+#: "A table of little colour read both ways"). 2026-12-05, 30 photos each,
 #: right / sure / cards missed with nothing said near them, before -> after: procedural
 #: decks 920000-920029 on a near-white table 655 / 464 / 27 -> 682 / 483 / 3, light grey
 #: 705 / 526 / 0 -> 706 / 531 / 0, light grey in a hard shadow 654 / 475 / 0 -> 670 / 485 /
