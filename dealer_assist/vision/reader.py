@@ -346,6 +346,18 @@ WIDE_NOTE = ("only two of its cards seen, far apart (a hand spread wide?): check
 #: How far, in card heights, a region's ends may lie from its outer cards' edges for its
 #: three cards to account for it (``spans_region``).
 SPAN_SLACK = 0.15
+#: How far apart, in card heights from one card's left edge to the next's, a region's three
+#: cards may lie for them to account for it: a hand laid apart whose card-white the mask's
+#: closing joins into one region, or a region read across the felt between its cards
+#: (``WIDEN``), is as long as its cards make it, no other hand hidden in it; else such a
+#: hand was sent to the dealer as "larger than a hand" (``OVERSIZED_HAND``). The same
+#: reach as the pieces of a hand laid apart are joined within (``hand_groups.REACH``).
+#: 2026-12-05, 30 photos each, right / sure, 0 silent and 0 silent hands before and
+#: after: hands laid apart (``synth.LAYS``), the training designs' tables 930000-930029 709
+#: / 417 -> 709 / 498, procedural decks 920000-920029 688 / 316 -> 688 / 367; spread wide
+#: 714 / 568 -> 714 / 576 and 683 / 380 -> 683 / 395; every other set the same (plain,
+#: light grey, in a hard shadow, near-white, floor, tilted, chips, glare, printed).
+APART_REACH = 1.15
 #: A region's three indices seen with one gap more than this many times the other are
 #: confirmed by the dealer: a dealer spreads a hand about evenly, and an index of a card
 #: lying against the region (a court card beside it, not found as a region of its own) can
@@ -431,7 +443,7 @@ class Hand:
     length: float = 0.0  # the long side of its region, in pixels
     #: the regions it was found in (``hand_groups``: a hand laid apart is in three)
     pieces: int = 1
-    #: its region is as long as its three cards, seen spread evenly, make it
+    #: its region is as long as its three cards, seen spread evenly or laid apart, make it
     #: (``spans_region``): however long, no other hand can hide in it
     spans: bool = False
     #: its three indices are seen unevenly spread (``UNEVEN``)
@@ -451,11 +463,14 @@ def spans_region(xs: list[float], width: float, card_w: float) -> bool:
     """Whether three indices seen at ``xs`` (frame pixels, bottom card first) account for
     a region ``width`` long: the bottom card at its left edge, the top card a card width
     (``card_w``) from its right edge, spread evenly (not ``unevenly_spread``) and each card
-    over or against the next (a hand spread wide is still one region; two hands touching in
-    a row are longer than three cards spread so).
+    over the next or apart from it by no more than ``APART_REACH`` (a hand spread wide or
+    laid apart is still one region; two hands touching in a row are longer than three
+    cards spread so).
 
     >>> H = FRAME_CARD_H
     >>> spans_region([0.0, 0.55 * H, 1.1 * H], 1.81 * H, 0.71 * H)    # spread wide
+    True
+    >>> spans_region([0.0, 0.9 * H, 1.8 * H], 2.51 * H, 0.71 * H)     # laid apart
     True
     >>> spans_region([0.0, 0.25 * H, 0.5 * H], 2.4 * H, 0.71 * H)     # a hand's more
     False
@@ -467,7 +482,8 @@ def spans_region(xs: list[float], width: float, card_w: float) -> bool:
     steps = [xs[1] - xs[0], xs[2] - xs[1]]
     return bool(abs(xs[0]) <= SPAN_SLACK * FRAME_CARD_H
                 and abs(width - xs[2] - card_w) <= SPAN_SLACK * FRAME_CARD_H
-                and min(steps) >= MIN_SPREAD * FRAME_CARD_H and max(steps) <= card_w)
+                and min(steps) >= MIN_SPREAD * FRAME_CARD_H
+                and max(steps) <= max(card_w, APART_REACH * FRAME_CARD_H))
 
 
 def unevenly_spread(xs: list[float]) -> bool:

@@ -322,3 +322,32 @@ def test_court_cards_laid_apart_in_two_pieces_are_read(
     result = reader.read(image, scene.zones)
     wrong, _, right = unflagged_wrong(result, scene.cards)
     assert not wrong and right == 17
+
+
+def test_a_hand_laid_apart_in_one_region_is_not_said_to_hide_another(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands laid apart on an ancient-egyptians table (tuning photo 930000, 12 MP). The
+    mask's closing joins the card-white of the seven, five of diamonds and eight of spades
+    into one region, three cards long with the felt between them, and the dealer was told
+    "this region is larger than a hand: another hand may be hidden in it". Its three
+    indices, evenly apart and as far as a hand laid apart lies (``reader.APART_REACH``),
+    account for it: the hand is read whole and sure."""
+    from dealer_assist.vision import reader as reader_module
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"ancient-egyptians": load_deck("ancient-egyptians")}, 930000, seats=7,
+                    **LAYS["laid apart"])
+    hand = {"7D", "5D", "8S"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+    def said_of_the_hand() -> list[str]:
+        result = reader.read(image, scene.zones)
+        at = [h["hand"] for h in result["hands"] if set(h["cards"]) == hand]
+        assert len(at) == 1
+        return [c["reason"] for c in result["needs_confirmation"] if c["hand"] == at[0]]
+
+    assert said_of_the_hand() == []
+    monkeypatch.setattr(reader_module, "APART_REACH", 0.0)
+    assert said_of_the_hand() == ["this region is larger than a hand: another hand may be "
+                                  "hidden in it"]
