@@ -63,7 +63,7 @@ from .geometry import (
     widened,
     window_patches,
 )
-from .hand_groups import joined
+from .hand_groups import REACH, joined
 from .net import (
     COVERED_NAME,
     FRAME_CARD_H,
@@ -350,14 +350,14 @@ SPAN_SLACK = 0.15
 #: cards may lie for them to account for it: a hand laid apart whose card-white the mask's
 #: closing joins into one region, or a region read across the felt between its cards
 #: (``WIDEN``), is as long as its cards make it, no other hand hidden in it; else such a
-#: hand was sent to the dealer as "larger than a hand" (``OVERSIZED_HAND``). The same
-#: reach as the pieces of a hand laid apart are joined within (``hand_groups.REACH``).
+#: hand was sent to the dealer as "larger than a hand" (``OVERSIZED_HAND``). The reach the
+#: pieces of a hand laid apart are joined within (``hand_groups.REACH``).
 #: 2026-12-05, 30 photos each, right / sure, 0 silent and 0 silent hands before and
 #: after: hands laid apart (``synth.LAYS``), the training designs' tables 930000-930029 709
 #: / 417 -> 709 / 498, procedural decks 920000-920029 688 / 316 -> 688 / 367; spread wide
 #: 714 / 568 -> 714 / 576 and 683 / 380 -> 683 / 395; every other set the same (plain,
 #: light grey, in a hard shadow, near-white, floor, tilted, chips, glare, printed).
-APART_REACH = 1.15
+APART_REACH = REACH
 #: A region's three indices seen with one gap more than this many times the other are
 #: confirmed by the dealer: a dealer spreads a hand about evenly, and an index of a card
 #: lying against the region (a court card beside it, not found as a region of its own) can

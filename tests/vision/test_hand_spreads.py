@@ -327,8 +327,8 @@ def test_court_cards_laid_apart_in_two_pieces_are_read(
 def test_a_hand_laid_apart_in_one_region_is_not_said_to_hide_another(
         reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hands laid apart on an ancient-egyptians table (tuning photo 930000, 12 MP). The
-    mask's closing joins the card-white of the seven, five of diamonds and eight of spades
-    into one region, three cards long with the felt between them, and the dealer was told
+    mask's closing joins the card-white of the seven and five of diamonds and the eight of
+    spades into one region, three cards long with the felt between them, and the dealer was told
     "this region is larger than a hand: another hand may be hidden in it". Its three
     indices, evenly apart and as far as a hand laid apart lies (``reader.APART_REACH``),
     account for it: the hand is read whole and sure."""
