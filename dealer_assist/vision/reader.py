@@ -1080,12 +1080,11 @@ class Reader:
                 if any(cv2.pointPolygonTest(r, union.centre, False) >= 0
                        for i, r in read.items() if i not in own):
                     continue
-                card = n == 0 and bool(JOIN_CARD) and lone_card(union, card_h, JOIN_CARD_SLACK)
-                if card or (JOIN_UNREAD and _hand_sized(union, card_h) and hull_gap(
-                        a.hull, b.hull) <= (JOIN_SHORT_GAP if n else JOIN_GAP) * card_h):
-                    needs = [k for k, on in ((JOIN_CARD, card),
-                                             (max(JOIN_UNREAD, n + 1), bool(JOIN_UNREAD))) if on]
-                    pairs.append((x, y, union, min(needs)))
+                if n == 0 and JOIN_CARD and lone_card(union, card_h, JOIN_CARD_SLACK):
+                    pairs.append((x, y, union, JOIN_CARD))
+                elif JOIN_UNREAD and _hand_sized(union, card_h) and hull_gap(
+                        a.hull, b.hull) <= (JOIN_SHORT_GAP if n else JOIN_GAP) * card_h:
+                    pairs.append((x, y, union, max(JOIN_UNREAD, n + 1)))
         if not pairs:
             return blobs, evals, *reads
         again, reads = self._read_more(pyr, step, [u for _, _, u, _ in pairs], reads)
