@@ -38,6 +38,10 @@ Seat = int | str
 #: Card height on the table plane, in pixels (the photo then scales it).
 PLANE_CARD_H = 180
 PLANE_W, PLANE_H = 2600, 1500
+#: A larger table (``compose(table=...)``) is drawn magnified so that its cards have this
+#: many times as many pixels as in the photo (at its centre; a card nearer the camera is
+#: shown up to about 10% larger): no card is drawn from fewer pixels than it is shown with.
+SHARP_MARGIN = 1.2
 
 
 @dataclass
@@ -93,8 +97,9 @@ def _card_layer(face: Face, h: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _paste(canvas: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, m: np.ndarray,
-           shadow: float, rng: np.random.Generator) -> None:
-    """Warp a card (affine ``m``) onto ``canvas`` with a soft shadow under it."""
+           shadow: float, rng: np.random.Generator, zoom: float = 1.0) -> None:
+    """Warp a card (affine ``m``) onto ``canvas`` with a soft shadow under it (its offset
+    and softness in pixels of a canvas ``zoom`` times the table plane)."""
     h, w = alpha.shape
     pts = cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), m)[0]
     x0, y0 = np.floor(pts.min(0)).astype(int) - 12
@@ -110,8 +115,9 @@ def _paste(canvas: np.ndarray, bgr: np.ndarray, alpha: np.ndarray, m: np.ndarray
     wa = cv2.warpAffine(alpha, mm, size, flags=cv2.INTER_LINEAR, borderValue=0)
     roi = canvas[y0:y1, x0:x1]
     if shadow > 0:
-        sh = np.roll(wa, (int(rng.integers(1, 4)), int(rng.integers(-2, 3))), axis=(0, 1))
-        sh = cv2.GaussianBlur(sh, (0, 0), 2.5) * shadow
+        sh = np.roll(wa, (round(zoom * int(rng.integers(1, 4))),
+                          round(zoom * int(rng.integers(-2, 3)))), axis=(0, 1))
+        sh = cv2.GaussianBlur(sh, (0, 0), 2.5 * zoom) * shadow
         roi *= (1.0 - sh)[..., None]
     roi *= (1.0 - wa)[..., None]
     roi += wb * wa[..., None]
@@ -140,15 +146,15 @@ def _chip(canvas: np.ndarray, centre: tuple[float, float], r: float,
 
 def _print_layout(canvas: np.ndarray, places: list[tuple[Seat, float, float, float]],
                   playing: set[Seat], card_h: float, rng: np.random.Generator,
-                  bets: bool = True) -> None:
+                  bets: bool = True, zoom: float = 1.0) -> None:
     """A casino's layout on the felt: each seat's three betting circles beyond its hand,
     chips on most of the ``playing`` seats' circles (unless not ``bets``: drawn aside, so
     the same draws are made), the game's name and dealer rule across the table, the chip
-    tray."""
+    tray. ``places`` and ``card_h`` in pixels of a canvas ``zoom`` times the table plane."""
     aside = canvas if bets else canvas.copy()
     ink = WHITE if rng.random() < 0.5 else GOLD
     line = max(2, round(0.025 * card_h))
-    cx, cy = PLANE_W / 2, PLANE_H * 0.25
+    cx, cy = zoom * PLANE_W / 2, zoom * PLANE_H * 0.25
     font = cv2.FONT_HERSHEY_SIMPLEX
     for seat, x, y, _ in places:
         if seat == "dealer":
@@ -229,11 +235,12 @@ PICTURED = 0.55
 def _picture_hand(canvas: np.ndarray, faces: list[Face],
                   places: list[tuple[Seat, float, float, float]], card_h: float,
                   full: np.ndarray, size: tuple[int, int],
-                  rng: np.random.Generator) -> list[np.ndarray]:
+                  rng: np.random.Generator, zoom: float = 1.0) -> list[np.ndarray]:
     """Print a fanned hand of ``faces``, PICTURED as large as the cards dealt, on the felt
-    around the dealer, away from every hand and inside the photo (``full`` takes the table
-    plane to the photo of ``size``); its cards' corners on the table plane."""
-    cx, cy = PLANE_W / 2, PLANE_H * 0.25
+    around the dealer, away from every hand and inside the photo (``full`` takes the
+    canvas, ``zoom`` times the table plane as ``places`` and ``card_h`` are, to the photo
+    of ``size``); its cards' corners on the canvas."""
+    cx, cy = zoom * PLANE_W / 2, zoom * PLANE_H * 0.25
     spots = np.array([(cx + dx * card_h, cy + dy * card_h) for dx in np.arange(-4.0, 4.01, 0.5)
                       for dy in np.arange(-1.0, 4.01, 0.5)], np.float32)
     seen = cv2.perspectiveTransform(spots[None], full)[0]
@@ -380,7 +387,8 @@ def compose(
     the next's, in card heights; a card is 0.71 wide, so past that its cards lie apart).
     ``table``: the table's size in card heights against the default, whose seats lie about
     1.7 card heights apart, closer than a casino's (2.5: about a real table's; see
-    ``LAYS``); its cards are drawn smaller on the same felt. With both left as they are,
+    ``LAYS``); its cards are drawn smaller on the same felt, the felt drawn magnified
+    where the photo shows them larger than that (``SHARP_MARGIN``). With both left as they are,
     the photo is the one drawn before they were added. ``glare``: a lamp above the table
     reflected in the glossy cards (``lamp_glare``); the matte felt around them barely
     shows it; the photo is otherwise the same. ``face_down``: hands (numbered as in the
@@ -433,15 +441,26 @@ def compose(
                     rot + moved.uniform(-15, 15), out_w, out_h,
                     min(1.0, shrink * moved.uniform(0.95, 1.05)))
 
+    # a larger table's cards are fewer pixels on the plane than in a close photo of it
+    # (laid apart: 72 against about 170): the plane is then drawn magnified, up to
+    # ``table`` times, so no card is drawn from fewer pixels than the photo shows it with
+    zoom = 1.0
+    if table > 1:
+        seen_h = float(np.linalg.norm(probe[1] - probe[0]))
+        zoom = min(table, max(1.0, SHARP_MARGIN * seen_h / card_h))
+        canvas = cv2.resize(canvas, (round(zoom * PLANE_W), round(zoom * PLANE_H)),
+                            interpolation=cv2.INTER_LINEAR)
+    drawn = full @ np.diag([1 / zoom, 1 / zoom, 1.0])  # the canvas -> the photo
+    places_drawn = [(seat, zoom * x, zoom * y, a) for seat, x, y, a in places]
     if layout:
-        _print_layout(canvas, places, {places[i][0] for i in occupied}, card_h,
-                      np.random.default_rng([seed, 1]), bets=not empty)
+        _print_layout(canvas, places_drawn, {places[i][0] for i in occupied}, zoom * card_h,
+                      np.random.default_rng([seed, 1]), bets=not empty, zoom=zoom)
     truth_plane: list[tuple[str, np.ndarray, int, Seat]] = []
     zones_plane: dict[str, np.ndarray] = {}
     for seat, x, y, angle in places:
         zones_plane[str(seat)] = _zone(x, y, angle, card_h * 2.2, card_h * 1.6)
     blank = canvas.copy() if empty else None
-    paper = np.zeros((PLANE_H, PLANE_W), np.float32) if glare else None
+    paper = np.zeros(canvas.shape[:2], np.float32) if glare else None
     next_card = 0
     for hand_no, li in enumerate(occupied):
         seat, hx, hy, hangle = places[li]
@@ -457,45 +476,47 @@ def compose(
                 if back is None:
                     raise ValueError("face_down needs the deck's back")
                 shown = Face(card, deck_name, back)
-            bgr, alpha = _card_layer(shown, round(card_h))
+            bgr, alpha = _card_layer(shown, round(zoom * card_h))
             ch, cw = alpha.shape
             a = math.radians(hangle + float(rng.normal(0, 1.5)))
             c, s = math.cos(a), math.sin(a)
             # position of this card's top-left in hand coordinates (origin: hand centre)
             lx = -total_w / 2 + k * step + float(rng.normal(0, 0.01 * card_h))
-            ly = -ch / 2 + float(rng.normal(0, 0.025 * card_h))
+            ly = -ch / (2 * zoom) + float(rng.normal(0, 0.025 * card_h))
             ha = math.radians(hangle)
             hc, hs = math.cos(ha), math.sin(ha)
             tx = hx + hc * lx - hs * ly
             ty = hy + hs * lx + hc * ly
-            m = np.array([[c, -s, tx], [s, c, ty]], np.float32)
-            _paste(canvas, bgr, alpha, m, shadow=float(rng.uniform(0.25, 0.55)), rng=rng)
+            m = np.array([[c, -s, zoom * tx], [s, c, zoom * ty]], np.float32)
+            _paste(canvas, bgr, alpha, m, shadow=float(rng.uniform(0.25, 0.55)), rng=rng,
+                   zoom=zoom)
             corners = cv2.transform(
                 np.array([[[0, 0], [cw, 0], [cw, ch], [0, ch]]], np.float32), m
             )[0]
-            truth_plane.append((str(card), corners, hand_no, seat))
+            truth_plane.append((str(card), corners / zoom, hand_no, seat))
             if paper is not None:
                 cv2.fillConvexPoly(paper, np.round(corners).astype(np.int32), 1.0)
 
-    cards_plane = [(name, corners) for name, corners, _, _ in truth_plane]
-    _lay_chips(canvas, cards_plane, chips_on, card_h, np.random.default_rng([seed, 9]),
+    cards_drawn = [(name, zoom * corners) for name, corners, _, _ in truth_plane]
+    _lay_chips(canvas, cards_drawn, chips_on, zoom * card_h, np.random.default_rng([seed, 9]),
                _anywhere_on)
-    covered = _lay_chips(canvas, cards_plane, chips_over_index, card_h,
+    covered = _lay_chips(canvas, cards_drawn, chips_over_index, zoom * card_h,
                          np.random.default_rng([seed, 10]), _over_an_index)
     picture: list[np.ndarray] = []
     if pictured:  # printed: on the empty layout as well
         for printed in (canvas, blank) if blank is not None else (canvas,):
             picture = _picture_hand(printed, [faces[DECK[int(i)]] for i in order[next_card:][:3]],
-                                    places, card_h, full, size, np.random.default_rng([seed, 8]))
+                                    places_drawn, zoom * card_h, drawn, size,
+                                    np.random.default_rng([seed, 8]), zoom)
     if blank is not None:
         canvas = blank  # every random draw made as with the cards: the same frame and light
-    img = cv2.warpPerspective(canvas, full, (out_w, out_h), flags=cv2.INTER_AREA,
+    img = cv2.warpPerspective(canvas, drawn, (out_w, out_h), flags=cv2.INTER_AREA,
                               borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    inside = cv2.warpPerspective(np.ones((PLANE_H, PLANE_W), np.float32), full, (out_w, out_h),
+    inside = cv2.warpPerspective(np.ones(canvas.shape[:2], np.float32), drawn, (out_w, out_h),
                                  flags=cv2.INTER_LINEAR, borderValue=0)[..., None]
     img = img * inside + felt_colour[None, None, :] * (1.0 - inside)
     if paper is not None and blank is None:
-        on_paper = cv2.warpPerspective(paper, full, (out_w, out_h), flags=cv2.INTER_LINEAR)
+        on_paper = cv2.warpPerspective(paper, drawn, (out_w, out_h), flags=cv2.INTER_LINEAR)
         seen = cv2.perspectiveTransform(
             np.array([c for _, c, _, _ in truth_plane], np.float32).reshape(1, -1, 2), full
         )[0].reshape(-1, 4, 2)
@@ -521,7 +542,7 @@ def compose(
             **({"face_down": down} if down else {}),
             **({"chips_over_index": covered} if covered else {}),
             **({"pictured": [[[round(float(x), 1), round(float(y), 1)] for x, y in
-                              cv2.perspectiveTransform(q[None].astype(np.float32), full)[0]]
+                              cv2.perspectiveTransform(q[None].astype(np.float32), drawn)[0]]
                              for q in picture]} if picture else {})}
     return Scene(img8, enc, cards, zones, meta)
 
