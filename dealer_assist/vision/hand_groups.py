@@ -137,9 +137,16 @@ def joined(pieces: list[list[np.ndarray]],
     known = regions if regions is not None else [None] * n
     small = [i for i in range(n) if 0 < len(pieces[i]) < 3
              and ((region := known[i]) is None or not holds_more(pieces[i], region))]
+    # each card's centre and height, to pass over pairs farther apart than REACH times the
+    # larger card's height before testing them (``side_by_side`` says no to those): a
+    # table laid apart has some 25 pieces, 300 pairs
+    seen = {i: [(tuple(_axes(c)[0].tolist()), _height(c)) for c in pieces[i]] for i in small}
     for x, i in enumerate(small):
         for j in small[x + 1 :]:
-            if any(side_by_side(a, b) for a in pieces[i] for b in pieces[j]):
+            if any(side_by_side(a, b)
+                   for a, (ca, ha) in zip(pieces[i], seen[i], strict=True)
+                   for b, (cb, hb) in zip(pieces[j], seen[j], strict=True)
+                   if math.dist(ca, cb) <= REACH * max(ha, hb)):
                 parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(n):
