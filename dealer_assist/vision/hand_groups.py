@@ -42,6 +42,10 @@ SIZE = 0.8
 #: one index was seen was joined to a neighbour's two cards read of three: a hand of two
 #: seats' cards nothing flagged (nicu-white 770501 under "floor and rail").
 UNREAD = 0.35
+#: A card's width in card heights (poker size, 63 x 88 mm). A card seen at a slant is
+#: foreshortened along one of its sides: its size is taken as the larger of its height
+#: and its width over CARD_W (``_size``).
+CARD_W = 0.71
 
 
 def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -56,6 +60,21 @@ def _axes(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _height(corners: np.ndarray) -> float:
     c = np.asarray(corners, np.float64).reshape(4, 2)
     return float(np.linalg.norm(c[3] - c[0]))
+
+
+def _size(corners: np.ndarray) -> float:
+    """A card's height as it would be seen square on: the larger of its height and its
+    width over ``CARD_W`` (a camera at a slant shortens a card along one side only: cards
+    seen 150 pixels high and 132 wide, 188 and 134 on the table plane).
+
+    >>> _size(np.array([[0, 0], [71, 0], [71, 100], [0, 100]], float))
+    100.0
+    >>> _size(np.array([[0, 0], [71, 0], [71, 80], [0, 80]], float))  # foreshortened
+    100.0
+    """
+    c = np.asarray(corners, np.float64).reshape(4, 2)
+    return max(float(np.linalg.norm(c[3] - c[0])),
+               round(float(np.linalg.norm(c[1] - c[0])) / CARD_W, 6))
 
 
 def side_by_side(a: np.ndarray, b: np.ndarray) -> bool:
@@ -77,7 +96,7 @@ def side_by_side(a: np.ndarray, b: np.ndarray) -> bool:
     cb, ub, _ = _axes(b)
     d = cb - ca
     ha, hb = _height(a), _height(b)
-    card_h = (ha + hb) / 2
+    card_h = (_size(a) + _size(b)) / 2
     # a card read upside down (at its other index) is turned alike
     turn = math.degrees(math.acos(float(np.clip(abs(ua @ ub), 0.0, 1.0))))
     return bool(float(np.linalg.norm(d)) <= REACH * card_h
@@ -137,10 +156,10 @@ def joined(pieces: list[list[np.ndarray]],
     known = regions if regions is not None else [None] * n
     small = [i for i in range(n) if 0 < len(pieces[i]) < 3
              and ((region := known[i]) is None or not holds_more(pieces[i], region))]
-    # each card's centre and height, to pass over pairs farther apart than REACH times the
-    # larger card's height before testing them (``side_by_side`` says no to those): a
-    # table laid apart has some 25 pieces, 300 pairs
-    seen = {i: [(tuple(_axes(c)[0].tolist()), _height(c)) for c in pieces[i]] for i in small}
+    # each card's centre and size, to pass over pairs farther apart than REACH times the
+    # larger card's size before testing them (``side_by_side`` says no to those): a table
+    # laid apart has some 25 pieces, 300 pairs
+    seen = {i: [(tuple(_axes(c)[0].tolist()), _size(c)) for c in pieces[i]] for i in small}
     for x, i in enumerate(small):
         for j in small[x + 1 :]:
             if any(side_by_side(a, b)

@@ -63,7 +63,7 @@ from .geometry import (
     widened,
     window_patches,
 )
-from .hand_groups import REACH, joined
+from .hand_groups import CARD_W, REACH, joined
 from .net import (
     COVERED_NAME,
     FRAME_CARD_H,
@@ -318,10 +318,9 @@ READ_REJECTED = 3
 #: 12 photos alternating).
 ROWS_REJECTED = True
 MODEL_NAME = "index_net.onnx"
-#: A card's width in card heights (poker size, 63 x 88 mm), and the spread of a fanned
-#: hand's cards (from one card's left edge to the next's) within which unseen cards are
-#: placed by the spread (``missing_cards``).
-CARD_W = 0.71
+#: The spread of a fanned hand's cards (from one card's left edge to the next's) within
+#: which unseen cards are placed by the spread (``missing_cards``); a card's width in card
+#: heights is ``hand_groups.CARD_W``.
 MIN_SPREAD, MAX_SPREAD = 0.12, 0.36
 #: A hand read as two cards in a region of its own, joined with no other region
 #: (``hand_groups.joined``), is taken for a hand spread wide whose middle card's index went

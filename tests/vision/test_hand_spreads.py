@@ -22,11 +22,13 @@ from dealer_assist.vision.synth import LAYS, compose
 from .conftest import SAMPLES
 
 
-def _card(x: float, y: float, angle: float, h: float, upside_down: bool) -> np.ndarray:
+def _card(x: float, y: float, angle: float, h: float, upside_down: bool,
+          short: float = 1.0) -> np.ndarray:
     """A card's corners (clockwise from its upright index's top-left) at (x, y) in a hand
-    turned ``angle`` degrees, ``h`` pixels high; read at its other index if upside down."""
+    turned ``angle`` degrees, ``h`` pixels high (``short`` of that where a camera at a slant
+    foreshortens it); read at its other index if upside down."""
     c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-    box = np.add([[0, 0], [0.71 * h, 0], [0.71 * h, h], [0, h]], [x, y])
+    box = np.add([[0, 0], [0.71 * h, 0], [0.71 * h, short * h], [0, short * h]], [x, y])
     corners = box @ np.array([[c, s], [-s, c]])
     return corners[[2, 3, 0, 1]] if upside_down else corners
 
@@ -48,6 +50,23 @@ def test_three_cards_laid_apart_are_one_hand(angle: float, h: float, gaps: list[
     beside = _card(0.25 * h + w * (1 + gaps[1]), 0.0, angle, h, upside[2])
     fanned = [[hand[0][0], _card(0.25 * h, 0.0, angle, h, upside[0])], [beside]]
     assert joined(fanned) == [[0, 1]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(angle=st.floats(0, 360), h=st.floats(30, 400), gaps=st.lists(
+    st.floats(0.02, 0.5), min_size=2, max_size=2), short=st.floats(0.7, 1.0))
+def test_cards_laid_apart_seen_at_a_slant_are_one_hand(angle: float, h: float,
+                                                       gaps: list[float], short: float) -> None:
+    """A camera at a slant shortens the cards along their height, not along the row they
+    lie in: their reach is measured against the card as it would be seen square on
+    (``hand_groups._size``). Measured against the height seen, cards 0.5 widths apart were
+    too far apart below 0.93 of their height (tuning photo 930003: 150 pixels high, 132
+    wide, 180 apart)."""
+    w = 0.71 * h
+    xs = [0.0, w * (1 + gaps[0]), w * (2 + gaps[0] + gaps[1])]
+    hand = [[_card(x, 0.0, angle, h, False, short)] for x in xs]
+    other = [_card(xs[2] + 4 * h, 0.0, angle, h, False, short)]
+    assert joined([*hand, other]) == [[0, 1, 2], [3]]
 
 
 @settings(max_examples=100, deadline=None)
@@ -353,3 +372,24 @@ def test_a_hand_laid_apart_in_one_region_is_not_said_to_hide_another(
     monkeypatch.setattr(reader_module, "APART_REACH", 0.0)
     assert said_of_the_hand() == ["this region is larger than a hand: another hand may be "
                                   "hidden in it"]
+
+
+def test_a_hand_laid_apart_at_a_slant_is_read_whole(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands laid apart on a penguins table (tuning photo 930003, 12 MP). The camera's slant
+    shortens the king and three of diamonds and the seven of spades to 150 pixels high, 132
+    wide (188 and 134 square on): the three and the seven, 180 pixels apart, were too far
+    apart for 1.15 times the height seen, and the dealer had three one-card hands to put
+    together. Measured against the card as it would be seen square on
+    (``hand_groups._size``), the hand is read whole."""
+    from dealer_assist.vision import hand_groups
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"penguins": load_deck("penguins")}, 930003, seats=7, **LAYS["laid apart"])
+    hand = {"KD", "3D", "7S"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert hand in [set(h["cards"]) for h in reader.read(image, scene.zones)["hands"]]
+    monkeypatch.setattr(hand_groups, "CARD_W", math.inf)  # the height seen alone
+    assert [h["cards"] for h in reader.read(image, scene.zones)["hands"]
+            if set(h["cards"]) <= hand] == [["KD"], ["3D"], ["7S"]]
