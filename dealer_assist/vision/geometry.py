@@ -925,7 +925,7 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
     working copy (:func:`reduce`) and its card-white are added to it. ``other_cuts``:
     given, the rows of touching hands that another cut parts otherwise are added to it
     (``_split_rows``). ``bright``: as ``card_mask`` takes it. ``work``: the working copy
-    and its scale, if made already (``reduce``: at 12 MP it takes 40 ms)."""
+    and its scale, if made already (``reduce``: 59 ms for a 12 MP photo on this machine)."""
     left: list[Blob] = []
     blobs = _card_regions(image, left, layout, white, other_cuts, bright, work)
     card_h = card_height(blobs)

@@ -67,14 +67,15 @@ def _size(corners: np.ndarray) -> float:
     width over ``CARD_W`` (a camera at a slant shortens a card along one side only: cards
     seen 150 pixels high and 132 wide, 188 and 134 on the table plane).
 
-    >>> _size(np.array([[0, 0], [71, 0], [71, 100], [0, 100]], float))
+    >>> round(_size(np.array([[0, 0], [71, 0], [71, 100], [0, 100]], float)), 6)
     100.0
-    >>> _size(np.array([[0, 0], [71, 0], [71, 80], [0, 80]], float))  # foreshortened
+    >>> round(_size(np.array([[0, 0], [71, 0], [71, 80], [0, 80]], float)), 6)  # shortened
+    100.0
+    >>> _size(np.array([[0, 0], [50, 0], [50, 100], [0, 100]], float))  # narrowed: its height
     100.0
     """
     c = np.asarray(corners, np.float64).reshape(4, 2)
-    return max(float(np.linalg.norm(c[3] - c[0])),
-               round(float(np.linalg.norm(c[1] - c[0])) / CARD_W, 6))
+    return max(float(np.linalg.norm(c[3] - c[0])), float(np.linalg.norm(c[1] - c[0])) / CARD_W)
 
 
 def side_by_side(a: np.ndarray, b: np.ndarray) -> bool:
@@ -163,9 +164,9 @@ def joined(pieces: list[list[np.ndarray]],
     for x, i in enumerate(small):
         for j in small[x + 1 :]:
             if any(side_by_side(a, b)
-                   for a, (ca, ha) in zip(pieces[i], seen[i], strict=True)
-                   for b, (cb, hb) in zip(pieces[j], seen[j], strict=True)
-                   if math.dist(ca, cb) <= REACH * max(ha, hb)):
+                   for a, (ca, sa) in zip(pieces[i], seen[i], strict=True)
+                   for b, (cb, sb) in zip(pieces[j], seen[j], strict=True)
+                   if math.dist(ca, cb) <= REACH * max(sa, sb)):
                 parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
     for i in range(n):
