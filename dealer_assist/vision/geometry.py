@@ -575,11 +575,11 @@ def _grey_table(small: np.ndarray) -> bool:
     return float(felt.max() - felt.min()) < GREY_FELT * float(felt.max())
 
 
-def grey_table(image: np.ndarray, work: np.ndarray | None = None) -> bool:
-    """Whether the photo's table has little colour (``GREY_FELT``), so that card-white can
-    be looked for by brightness too (``card_mask``'s ``bright``). ``work``: the photo's
-    working copy (``reduce``), if made already."""
-    return _grey_table(_eighth(_balanced(reduce(image)[0] if work is None else work)))
+def grey_table(work: np.ndarray) -> bool:
+    """Whether the table in a photo's working copy (``reduce``) has little colour
+    (``GREY_FELT``), so that card-white can be looked for by brightness too
+    (``card_mask``'s ``bright``)."""
+    return _grey_table(_eighth(_balanced(work)))
 
 
 def _standing_out(score: np.ndarray) -> float:
@@ -915,7 +915,7 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
                white: list[tuple[np.ndarray, np.ndarray]] | None = None,
                other_cuts: list[OtherCut] | None = None,
                bright: bool | None = None,
-               work: tuple[np.ndarray, float] | None = None) -> list[Blob]:
+               reduced: tuple[np.ndarray, float] | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
     is not card-like goes to ``rejected`` (to be confirmed by the dealer, never dropped),
@@ -924,10 +924,11 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
     (:func:`layout_in_frame`): its print is then no card-white. ``white``: given, the
     working copy (:func:`reduce`) and its card-white are added to it. ``other_cuts``:
     given, the rows of touching hands that another cut parts otherwise are added to it
-    (``_split_rows``). ``bright``: as ``card_mask`` takes it. ``work``: the working copy
-    and its scale, if made already (``reduce``: 59 ms for a 12 MP photo on this machine)."""
+    (``_split_rows``). ``bright``: as ``card_mask`` takes it. ``reduced``: the working
+    copy and its scale, if made already (``reduce``: 59 ms for a 12 MP photo on this
+    machine)."""
     left: list[Blob] = []
-    blobs = _card_regions(image, left, layout, white, other_cuts, bright, work)
+    blobs = _card_regions(image, left, layout, white, other_cuts, bright, reduced)
     card_h = card_height(blobs)
     for b in left:
         if card_h is not None and lone_card(b, card_h):

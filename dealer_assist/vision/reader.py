@@ -1330,23 +1330,27 @@ class Reader:
         print is not taken for cards, and ``zones`` are then in its pixels (mapped to this
         photo's: scaled, or by the homography its print gives when the camera moved). On a
         table of little colour, read with card-white found both ways (``GREY_BOTH``)."""
-        if self._reduced is None:
-            # the photo's working copy is made once for every use of it in this read (the
-            # colour test, each read's regions, the layout's match; 59 ms at 12 MP)
-            self._reduced = reduce(image)
-            try:
-                return self.read(image, zones, empty)
-            finally:
-                self._reduced = None
-        if GREY_BOTH and self.bright is None and grey_table(image, self._reduced[0]):
-            # where the two find the same regions, their strips and windows are run once
-            shared = _Forwards()
-            reads = []
-            for bright in (True, False):
-                reader = copy.copy(self)
-                reader.bright, reader._memo = bright, shared.runs()
-                reads.append(reader.read(image, zones, empty))
-            return max(reads, key=_read_well)
+        # the photo's working copy is made once for every use of it in this read (the
+        # colour test, each read's regions, the layout's match; 59 ms at 12 MP)
+        self._reduced = reduce(image)
+        try:
+            if GREY_BOTH and self.bright is None and grey_table(self._reduced[0]):
+                # where the two find the same regions, their strips and windows are run once
+                shared = _Forwards()
+                reads = []
+                for bright in (True, False):
+                    reader = copy.copy(self)
+                    reader.bright, reader._memo = bright, shared.runs()
+                    reads.append(reader._read_checked(image, zones, empty))
+                return max(reads, key=_read_well)
+            return self._read_checked(image, zones, empty)
+        finally:
+            self._reduced = None
+
+    def _read_checked(self, image: np.ndarray, zones: dict[str, Any] | None,
+                      empty: np.ndarray | EmptyLayout | None) -> dict[str, Any]:
+        """``read`` once card-white is chosen: with an enrolled deck, checked against the
+        model alone (``deck_doubts``)."""
         if not self.deck:
             return self._read(image, zones, empty)
         # an enrolled deck makes a card sure only where the card model alone reads the same
