@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""What the camera scan reads wrong on tuning photos, photo by photo: for tuning the reader
+without looking at the held-out designs.
+
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/vision_misses.py KIND START N [SETTING...]
+
+KIND ``proc``: a procedural deck per photo (``vision_decks.procedural_deck(seed)``, seeds
+from 920000 on are used for tuning); ``train``: the training designs in turn
+(``faces.TRAIN_DECKS[seed % 5]``, seeds from 930000 on). Each photo is a table of seven
+seats and the dealer (``synth.compose``). One line per photo: ``seed (cards, right, silent,
+flagged, sure, silent hands)``, hands read whole, then every true card not read right as
+``card@[x,y]->reads near it``; a total at the end, as ``benchmarks/vision.py`` counts.
+
+SETTINGs change one thing for the run:
+- ``R.NAME=v``, ``G.NAME=v``, ``H.NAME=v``: a constant of ``reader``, ``geometry`` or
+  ``hand_groups`` (a number, ``True``/``False``, ``inf``);
+- ``cond=floor_and_rail``: the photo taken in one of ``synth.CONDITIONS`` (blanks as _);
+- ``lay=laid_apart``: hands laid as in ``synth.LAYS``;
+- ``felt=0,0,160``: the felt's colour; ``c.KEY=v``: any other keyword of ``compose``;
+- ``notes=1``: print each photo's hands and what it says to the dealer.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts"), str(ROOT / "benchmarks")]
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+from vision import score, taken_in, whole_hands  # noqa: E402
+from vision_decks import procedural_deck  # noqa: E402
+from vision_threshold import lies_on  # noqa: E402
+
+from dealer_assist.vision import geometry, hand_groups, reader  # noqa: E402
+from dealer_assist.vision.faces import TRAIN_DECKS, load_deck  # noqa: E402
+from dealer_assist.vision.synth import LAYS, compose  # noqa: E402
+
+MODULES = {"R": reader, "G": geometry, "H": hand_groups}
+
+
+def value(text: str) -> Any:
+    """A setting's value: a Python literal, ``inf``, or the text itself."""
+    if text in ("inf", "-inf"):
+        return float(text)
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def main(argv: list[str]) -> int:
+    kind, start, n = argv[0], int(argv[1]), int(argv[2])
+    kwargs: dict[str, Any] = {"seats": 7}
+    condition = None
+    notes = False
+    for setting in argv[3:]:
+        key, _, text = setting.partition("=")
+        if key[:2] in ("R.", "G.", "H."):
+            setattr(MODULES[key[0]], key[2:], value(text))
+        elif key == "cond":
+            condition = text.replace("_", " ")
+        elif key == "lay":
+            kwargs.update(LAYS[text.replace("_", " ")])
+        elif key == "felt":
+            kwargs["felt"] = tuple(float(v) for v in text.split(","))
+        elif key.startswith("c."):
+            kwargs[key[2:]] = value(text)
+        elif key == "notes":
+            notes = text == "1"
+        else:
+            raise SystemExit(f"unknown setting {setting!r}")
+    cv2.setNumThreads(1)
+    read = reader.Reader()
+    trained = {}
+    tot = np.zeros(6, int)
+    whole = hands = 0
+    for seed in range(start, start + n):
+        if kind == "proc":
+            decks = {f"proc-{seed}": procedural_deck(seed)}
+        else:
+            deck = TRAIN_DECKS[seed % len(TRAIN_DECKS)]
+            trained.setdefault(deck, load_deck(deck))
+            decks = {deck: trained[deck]}
+        scene = compose(decks, seed, **kwargs)
+        if condition:
+            scene = taken_in(scene, condition, seed)
+        img = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        res = read.read(img)
+        s = score(res, scene.cards)
+        tot += s
+        w, h = whole_hands([scene], [res])
+        whole, hands = whole + w, hands + h
+        misses = []
+        for t in scene.cards:
+            if any(c["card"] == t.card and lies_on(c, t) for c in res["cards"]):
+                continue
+            near = [f"{c['card']}:{c['confidence']:.2f}" for c in res["cards"] if lies_on(c, t)]
+            centre = np.mean(t.corners, axis=0)
+            misses.append(f"{t.card}@[{centre[0]:.0f},{centre[1]:.0f}]->{','.join(near) or '-'}")
+        print(f"{seed} {s} W{w}/{h} {' '.join(misses)}", flush=True)
+        if notes:
+            for hd in res["hands"]:
+                print(f"    hand {hd['hand']} {hd.get('seat')} {hd['cards']}")
+            for c in res["needs_confirmation"]:
+                print(f"    note {c.get('hand')} {c.get('card')} {c['reason']}")
+    share = 100 * tot[1] / max(tot[0], 1)
+    print(f"total cards {tot[0]} right {tot[1]} ({share:.2f}%) silent {tot[2]} flagged {tot[3]} "
+          f"sure {tot[4]} ({100 * tot[4] / max(tot[0], 1):.1f}%) s.hands {tot[5]} "
+          f"whole {whole}/{hands}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
