@@ -345,6 +345,14 @@ WIDE_NOTE = ("only two of its cards seen, far apart (a hand spread wide?): check
 #: How far, in card heights, a region's ends may lie from its outer cards' edges for its
 #: three cards to account for it (``spans_region``).
 SPAN_SLACK = 0.15
+#: A region one card wide (under this much more, in card widths) holds one card: of two
+#: indices read in it, the right one, read less surely than the left (index score under
+#: ``CROWDED_SCORE`` and under the other's), is that card's own index read twice. Laid
+#: apart, a ten read again as a queen 0.1 card heights to its right made its card's region
+#: two cards, and its hand was not joined (tuning photo 930000). Not in a region wider
+#: than a card: seen from a tilted camera, a region cut short of its hand's top card leaves
+#: a real index as little room (930029).
+CROWDED_TOP, CROWDED_SCORE = 0.12, 0.95
 #: How far apart, in card heights from one card's left edge to the next's, a region's three
 #: cards may lie for them to account for it: a hand laid apart whose card-white the mask's
 #: closing joins into one region, or a region read across the felt between its cards
@@ -738,6 +746,17 @@ def _hands_read(rows: list[list[_FrameEval]]) -> int:
     return sum(len(row[_best_frame(row)].peaks) == 3 for row in rows)
 
 
+def _top_read_once(fe: _FrameEval, card_w: float, index_score: np.ndarray) -> _FrameEval:
+    """``fe`` without its right index where it is one card's region read twice
+    (``CROWDED_TOP``). ``card_w``: a card's width in the frame's pixels."""
+    if len(fe.peaks) != 2 or fe.frame.width >= (1 + CROWDED_TOP) * card_w:
+        return fe
+    first, second = (float(index_score[fe.start + p]) for p in fe.peaks)
+    if second < min(CROWDED_SCORE, first):
+        return _FrameEval(fe.frame, fe.offsets, fe.start, fe.peaks[:1], fe.score - second)
+    return fe
+
+
 def _peaks(score: np.ndarray, min_gap: float, step: int) -> list[int]:
     order = np.argsort(-score)
     chosen: list[int] = []
@@ -973,12 +992,17 @@ class Reader:
                 for _, fe, _ in found if len(fe.peaks) == 3]
         card_w = float(np.median(tops)) if tops else None
 
+        def width_in(frame: Frame) -> float:
+            return card_w * frame_scale(frame) if card_w is not None else CARD_W * FRAME_CARD_H
+
+        if CROWDED_TOP:
+            found = [(blob, _top_read_once(fe, width_in(fe.frame), index_score), opposite)
+                     for blob, fe, opposite in found]
+
         def cards_of(k: int, max_spread: float = MAX_SPREAD) -> Hand:
             blob, fe, opposite = found[k]
-            width = (card_w * frame_scale(fe.frame) if card_w is not None
-                     else CARD_W * FRAME_CARD_H)
             return self._cards_of(blob, fe, opposite, rank, suit, feats, index_score,
-                                  width, max_spread)
+                                  width_in(fe.frame), max_spread)
 
         hands = [cards_of(k) for k in range(len(found))]
         # a hand laid apart (or spread so wide it was cut) is in two or three regions

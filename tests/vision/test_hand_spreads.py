@@ -393,3 +393,30 @@ def test_a_hand_laid_apart_at_a_slant_is_read_whole(
     monkeypatch.setattr(hand_groups, "CARD_W", math.inf)  # the height seen alone
     assert [h["cards"] for h in reader.read(image, scene.zones)["hands"]
             if set(h["cards"]) <= hand] == [["KD"], ["3D"], ["7S"]]
+
+
+def _laid_apart_930000() -> tuple[Any, np.ndarray]:
+    from dealer_assist.vision.faces import load_deck
+
+    scene = compose({"ancient-egyptians": load_deck("ancient-egyptians")}, 930000, seats=7,
+                    **LAYS["laid apart"])
+    return scene, cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def test_a_card_laid_apart_whose_index_is_read_twice_is_one_card(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands laid apart on an ancient-egyptians table (tuning photo 930000, 12 MP). The ten
+    of hearts' index was read again as a queen of hearts 0.1 card heights to its right, in
+    a region one card wide: two cards, and the ten's hand (the three of diamonds and two
+    of clubs beside it) was sent to the dealer as three hands of one and two cards. One
+    card's region holds one card (``reader.CROWDED_TOP``): the hand is read whole."""
+    from dealer_assist.vision import reader as reader_module
+
+    scene, image = _laid_apart_930000()
+    hand = {"3D", "2C", "10H"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+    assert hand in [set(h["cards"]) for h in reader.read(image, scene.zones)["hands"]]
+    monkeypatch.setattr(reader_module, "CROWDED_TOP", 0.0)
+    read = [h["cards"] for h in reader.read(image, scene.zones)["hands"]
+            if set(h["cards"]) & hand]
+    assert sorted(read) == [["10H", "QH"], ["2C"], ["3D"]]
