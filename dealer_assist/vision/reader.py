@@ -322,6 +322,21 @@ MODEL_NAME = "index_net.onnx"
 #: which unseen cards are placed by the spread (``missing_cards``); a card's width in card
 #: heights is ``hand_groups.CARD_W``.
 MIN_SPREAD, MAX_SPREAD = 0.12, 0.36
+#: Two indices read in a region this many card widths apart or more are two cards side by
+#: side, not a fan's bottom and top card with its middle card's index unseen: a fan's
+#: middle card would hide the bottom card's right part. The card's width is the larger of
+#: the table's and the region's top card's (seen from a tilted camera, cards near it are
+#: wider than the table's median; with the median alone a fan near the camera, its
+#: middle index unseen, was sent to the dealer as spread wide: tuning photo 920026 tilted).
+#: A hand spread wide past that is taken so only when its two cards are a region of their
+#: own (``WIDE_SPREAD``). Laid apart, two cards nearly touching were read as a fan with a
+#: middle card and their hand's third card left alone (tuning photo 930000). 2026-12-07,
+#: 30 photos each, right / sure / hands whole, 0 silent before and after: laid apart,
+#: procedural 700 / 463 / 206 -> 700 / 477 / 211, training designs 708 / 598 / 220 -> 708 /
+#: 612 / 225; every other set the same (plain, light grey, in a hard shadow, near-white,
+#: floor, tilted, spread wide, chips over an index, glare, printed). Inferred middle cards'
+#: gaps on those photos: fans up to 0.84 card widths, laid apart 0.83-1.11.
+SIDE_BY_SIDE = 0.85
 #: A hand read as two cards in a region of its own, joined with no other region
 #: (``hand_groups.joined``), is taken for a hand spread wide whose middle card's index went
 #: unseen where its two indices lie up to twice this far apart (``missing_cards``): dealers
@@ -594,13 +609,14 @@ def _card_probs(rank: np.ndarray, suit: np.ndarray) -> np.ndarray:
 
 
 def missing_cards(xs: list[float], width: float, card_w: float,
-                  max_spread: float = MAX_SPREAD) -> list[float]:
+                  max_spread: float = MAX_SPREAD, apart: float = math.inf) -> list[float]:
     """Where the unseen cards of a fanned three-card hand lie, from where its seen indices
     lie (``xs``, frame pixels), its region's width and a card's width: the three cards are
     evenly spread, the bottom card at the region's left edge and the top card one card width
     from its right edge. The spread that fits best is taken (from the seen cards' gap, or
     from the region when one card is seen), from ``MIN_SPREAD`` to ``max_spread`` card
-    heights. Nothing when no spread fits.
+    heights. Nothing when no spread fits, nor when two cards are seen ``apart`` or farther
+    apart (frame pixels): side by side, no card between them (``SIDE_BY_SIDE``).
 
     >>> H = FRAME_CARD_H
     >>> [round(x / H, 2) for x in missing_cards([0.2 * H, 0.4 * H], 1.1 * H, 0.7 * H)]
@@ -617,10 +633,14 @@ def missing_cards(xs: list[float], width: float, card_w: float,
     []
     >>> [round(x / H, 2) for x in missing_cards([0.0, H], 1.7 * H, 0.7 * H, 0.7)]
     [0.5]
+    >>> missing_cards([0.0, 0.65 * H], 1.35 * H, 0.7 * H, apart=0.6 * H)  # side by side
+    []
     """
     if len(xs) == 1:
         steps = [(width - card_w) / 2]
     elif len(xs) == 2:
+        if xs[1] - xs[0] >= apart:
+            return []
         steps = [xs[1] - xs[0], (xs[1] - xs[0]) / 2]
     else:
         return []
@@ -1311,7 +1331,11 @@ class Reader:
         xs = [float(fe.offsets[p]) for p in fe.peaks]
         places = [(p, False) for p in fe.peaks]
         sc = index_score[fe.start : fe.start + len(fe.offsets)]
-        for x in missing_cards(xs, frame.width, card_w, max_spread):
+        top_w = frame.width - xs[-1]  # the top card's width, if its index was seen
+        if not 0.5 * FRAME_CARD_H <= top_w <= 0.9 * FRAME_CARD_H:
+            top_w = card_w
+        apart = SIDE_BY_SIDE * max(card_w, top_w) if max_spread <= MAX_SPREAD else math.inf
+        for x in missing_cards(xs, frame.width, card_w, max_spread, apart):
             # an index the network did not see where the hand's spread puts one: read at
             # the likeliest window near there all the same, and the dealer confirms it
             near = np.abs(fe.offsets - x) <= SEARCH * FRAME_CARD_H

@@ -420,3 +420,26 @@ def test_a_card_laid_apart_whose_index_is_read_twice_is_one_card(
     read = [h["cards"] for h in reader.read(image, scene.zones)["hands"]
             if set(h["cards"]) & hand]
     assert sorted(read) == [["10H", "QH"], ["2C"], ["3D"]]
+
+
+def test_two_cards_laid_side_by_side_are_not_taken_for_a_fan(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hands laid apart on an ancient-egyptians table (tuning photo 930000, 12 MP). The
+    seven of spades and ten of clubs lie side by side, nearly touching, in one region, a
+    card's width apart: read as a fan's bottom and top card, a middle card was placed
+    between them where no index was seen (the six of spades, sent to the dealer), and the
+    hand's third card, the king of diamonds beside them, was a hand of one. Two indices a
+    card's width apart are two cards side by side (``reader.SIDE_BY_SIDE``): the hand is
+    read whole."""
+    from dealer_assist.vision import reader as reader_module
+
+    scene, image = _laid_apart_930000()
+    hand = {"7S", "10C", "KD"}
+    assert hand in [{str(t.card) for t in scene.cards if t.hand == k} for k in range(8)]
+    assert hand in [set(h["cards"]) for h in reader.read(image, scene.zones)["hands"]]
+    monkeypatch.setattr(reader_module, "SIDE_BY_SIDE", math.inf)
+    read = [h["cards"] for h in reader.read(image, scene.zones)["hands"]
+            if set(h["cards"]) & hand]
+    assert ["KD"] in read
+    fan = [cards for cards in read if cards != ["KD"]]  # a middle card placed unseen
+    assert len(fan) == 1 and len(fan[0]) == 3 and {"7S", "10C"} <= set(fan[0])
