@@ -366,7 +366,12 @@ SPAN_SLACK = 0.15
 #: apart, a ten read again as a queen 0.1 card heights to its right made its card's region
 #: two cards, and its hand was not joined (tuning photo 930000). Not in a region wider
 #: than a card: seen from a tilted camera, a region cut short of its hand's top card leaves
-#: a real index as little room (930029).
+#: a real index as little room (930029). 2026-12-07, 30 photos each, right / sure / hands
+#: whole, 0 silent before and after: laid apart, procedural 700 / 456 / 203 -> 700 / 463 /
+#: 206, training designs 708 / 596 / 219 -> 708 / 598 / 220; plain, light grey, in a shadow,
+#: floor, tilted, spread wide, chips over an index, glare the same; printed read alone,
+#: procedural: flagged 405 -> 401, sure 383 -> 384; near-white, training designs: a photo
+#: read 8 of 24 right, all flagged, now 7.
 CROWDED_TOP, CROWDED_SCORE = 0.12, 0.95
 #: How far apart, in card heights from one card's left edge to the next's, a region's three
 #: cards may lie for them to account for it: a hand laid apart whose card-white the mask's
