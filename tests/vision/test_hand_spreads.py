@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from dealer_assist.vision import geometry
 from dealer_assist.vision.hand_groups import joined
 from dealer_assist.vision.reader import Reader, in_doubt
-from dealer_assist.vision.synth import LAYS, compose
+from dealer_assist.vision.synth import LAYS, Scene, compose
 
 from .conftest import SAMPLES
 
@@ -395,7 +395,7 @@ def test_a_hand_laid_apart_at_a_slant_is_read_whole(
             if set(h["cards"]) <= hand] == [["KD"], ["3D"], ["7S"]]
 
 
-def _laid_apart_930000() -> tuple[Any, np.ndarray]:
+def _laid_apart_930000() -> tuple[Scene, np.ndarray]:
     from dealer_assist.vision.faces import load_deck
 
     scene = compose({"ancient-egyptians": load_deck("ancient-egyptians")}, 930000, seats=7,
