@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -771,6 +771,18 @@ def _hands_read(rows: list[list[_FrameEval]]) -> int:
     return sum(len(row[_best_frame(row)].peaks) == 3 for row in rows)
 
 
+def _top_width(width: float, x: float, otherwise: float) -> float:
+    """The width, in frame pixels, of a region's top card whose left edge lies at ``x``
+    in a frame ``width`` wide: to the region's right edge, where that is a card's width
+    (0.5-0.9 card heights); else ``otherwise``.
+
+    >>> H = FRAME_CARD_H
+    >>> round(_top_width(1.1 * H, 0.4 * H, 0.0) / H, 2), _top_width(1.1 * H, 0.0, -1.0)
+    (0.7, -1.0)
+    """
+    return width - x if 0.5 * FRAME_CARD_H <= width - x <= 0.9 * FRAME_CARD_H else otherwise
+
+
 def _top_read_once(fe: _FrameEval, card_w: float, index_score: np.ndarray) -> _FrameEval:
     """``fe`` without its right index where it is one card's region read twice
     (``CROWDED_TOP``). ``card_w``: a card's width in the frame's pixels."""
@@ -778,7 +790,7 @@ def _top_read_once(fe: _FrameEval, card_w: float, index_score: np.ndarray) -> _F
         return fe
     first, second = (float(index_score[fe.start + p]) for p in fe.peaks)
     if second < min(CROWDED_SCORE, first):
-        return _FrameEval(fe.frame, fe.offsets, fe.start, fe.peaks[:1], fe.score - second)
+        return replace(fe, peaks=fe.peaks[:1], score=fe.score - second)
     return fe
 
 
@@ -1336,9 +1348,7 @@ class Reader:
         xs = [float(fe.offsets[p]) for p in fe.peaks]
         places = [(p, False) for p in fe.peaks]
         sc = index_score[fe.start : fe.start + len(fe.offsets)]
-        top_w = frame.width - xs[-1]  # the top card's width, if its index was seen
-        if not 0.5 * FRAME_CARD_H <= top_w <= 0.9 * FRAME_CARD_H:
-            top_w = card_w
+        top_w = _top_width(frame.width, xs[-1], card_w)  # if the top card's index was seen
         apart = SIDE_BY_SIDE * max(card_w, top_w) if max_spread <= MAX_SPREAD else math.inf
         for x in missing_cards(xs, frame.width, card_w, max_spread, apart):
             # an index the network did not see where the hand's spread puts one: read at
@@ -1349,9 +1359,8 @@ class Reader:
             if near.any():
                 places.append((int(np.flatnonzero(near)[np.argmax(sc[near])]), True))
         places.sort()
-        width = frame.width - float(fe.offsets[places[-1][0]])
-        if not 0.5 * FRAME_CARD_H <= width <= 0.9 * FRAME_CARD_H:
-            width = CARD_W * FRAME_CARD_H
+        width = _top_width(frame.width, float(fe.offsets[places[-1][0]]),
+                           CARD_W * FRAME_CARD_H)
         cards: list[CardRead] = []
         for n, (p, inferred) in enumerate(places):
             probs, feat = self._window_probs(fe, p, rank, suit, feats)
