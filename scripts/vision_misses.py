@@ -10,6 +10,7 @@ from 920000 on are used for tuning); ``train``: the training designs in turn
 seats and the dealer (``synth.compose``). One line per photo: ``seed (cards, right, silent,
 flagged, sure, silent hands)``, hands read whole, then every true card not read right as
 ``card@[x,y]->reads near it``; a total at the end, as ``benchmarks/vision.py`` counts.
+``scripts/vision_sweep`` runs it on every tuning set; ``scripts/vision_show.py`` draws a photo.
 
 SETTINGs change one thing for the run:
 - ``R.NAME=v``, ``G.NAME=v``, ``H.NAME=v``: a constant of ``reader``, ``geometry`` or
@@ -55,12 +56,13 @@ def value(text: str) -> Any:
         return text
 
 
-def main(argv: list[str]) -> int:
-    kind, start, n = argv[0], int(argv[1]), int(argv[2])
+def settings(args: list[str]) -> tuple[dict[str, Any], str | None, bool]:
+    """SETTINGs (see the module's doc) -> ``compose`` keywords, the photo's condition and
+    whether to print notes; the constants set are set on their modules."""
     kwargs: dict[str, Any] = {"seats": 7}
     condition = None
     notes = False
-    for setting in argv[3:]:
+    for setting in args:
         key, _, text = setting.partition("=")
         if key[:2] in ("R.", "G.", "H."):
             setattr(MODULES[key[0]], key[2:], value(text))
@@ -76,21 +78,32 @@ def main(argv: list[str]) -> int:
             notes = text == "1"
         else:
             raise SystemExit(f"unknown setting {setting!r}")
+    return kwargs, condition, notes
+
+
+def photo(kind: str, seed: int, kwargs: dict[str, Any], condition: str | None,
+          trained: dict[str, Any]) -> Any:
+    """The tuning photo ``seed`` of ``kind`` (``proc`` or ``train``), as a ``Scene``."""
+    if kind == "proc":
+        decks = {f"proc-{seed}": procedural_deck(seed)}
+    else:
+        deck = TRAIN_DECKS[seed % len(TRAIN_DECKS)]
+        trained.setdefault(deck, load_deck(deck))
+        decks = {deck: trained[deck]}
+    scene = compose(decks, seed, **kwargs)
+    return taken_in(scene, condition, seed) if condition else scene
+
+
+def main(argv: list[str]) -> int:
+    kind, start, n = argv[0], int(argv[1]), int(argv[2])
+    kwargs, condition, notes = settings(argv[3:])
     cv2.setNumThreads(1)
     read = reader.Reader()
     trained = {}
     tot = np.zeros(6, int)
     whole = hands = 0
     for seed in range(start, start + n):
-        if kind == "proc":
-            decks = {f"proc-{seed}": procedural_deck(seed)}
-        else:
-            deck = TRAIN_DECKS[seed % len(TRAIN_DECKS)]
-            trained.setdefault(deck, load_deck(deck))
-            decks = {deck: trained[deck]}
-        scene = compose(decks, seed, **kwargs)
-        if condition:
-            scene = taken_in(scene, condition, seed)
+        scene = photo(kind, seed, kwargs, condition, trained)
         img = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
         res = read.read(img)
         s = score(res, scene.cards)
