@@ -79,7 +79,7 @@ class Photo:
 def check_photo(data: bytes, *, max_bytes: int = MAX_BYTES,
                 max_pixels: int = MAX_PIXELS) -> Photo:
     """The photo's kind and size from its header; raises InvalidPhoto or PhotoTooLarge."""
-    from dealer_assist.vision.loading import ImageError, image_size
+    from dealer_assist.vision.loading import ImageError, check_shape, image_size
 
     if len(data) > max_bytes:
         raise PhotoTooLarge(f"the photo is {len(data) / 1e6:.1f} MB; the limit is "
@@ -88,12 +88,10 @@ def check_photo(data: bytes, *, max_bytes: int = MAX_BYTES,
         raise InvalidPhoto("the photo is empty (no bytes were sent)")
     try:
         kind, width, height = image_size(data)
+        check_shape(kind, width, height)
     except ImageError as exc:
         # the reader's message says what it is, and what to send instead
         raise InvalidPhoto(f"not a photo the scanner can read: {exc}") from None
-    if width <= 0 or height <= 0:
-        raise InvalidPhoto(f"the {kind.upper()} header gives an empty image "
-                           f"({width}x{height})")
     if width * height > max_pixels:
         raise PhotoTooLarge(f"the photo is {width}x{height} ({width * height / 1e6:.0f} "
                             f"megapixels); the limit is {max_pixels / 1e6:.0f} megapixels: "
@@ -250,7 +248,7 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
         try:
             image = decode(photo.data, max_pixels=photo.width * photo.height)
         except ImageError as exc:
-            raise InvalidPhoto(f"the photo cannot be decoded: {exc}") from None
+            raise InvalidPhoto(f"the photo cannot be read: {exc}") from None
         layout = None if empty is None else _empty_layout(empty)
         if empty is not None and layout is None:
             notes.append("the photo of the table's empty layout could not be read: the "

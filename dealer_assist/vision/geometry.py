@@ -760,7 +760,10 @@ def reduce(image: np.ndarray) -> tuple[np.ndarray, float]:
     f = math.ceil(max(h, w) / WORK_SIDE)
     if f <= 1:
         return image, 1.0
-    return cv2.resize(image, (w // f, h // f), interpolation=cv2.INTER_AREA), 1.0 / f
+    # at least a pixel a side: the loader refuses such thin photos, an array given directly
+    # may still be one
+    return (cv2.resize(image, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA),
+            1.0 / f)
 
 
 def _blob(c: np.ndarray, s: float, grow: float = 0.0) -> Blob:

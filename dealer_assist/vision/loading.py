@@ -1,9 +1,12 @@
 """Loading a photo safely: the size is read from the header before anything is decoded.
 
 Refused with an :class:`ImageError` (a clear message, never a crash): an empty file, a file
-that is not a JPEG or PNG, a truncated one, one whose header is corrupt, and one with more
+that is not a JPEG or PNG, a truncated one, one whose header is corrupt, one with more
 pixels than :data:`MAX_PIXELS` (so a 20000x20000 image is never decoded: memory stays
-bounded).
+bounded), one too small or too thin to be a photo of cards (:data:`MIN_SIDE`,
+:data:`MAX_ASPECT`), and a photo with no colour (black and white, :data:`COLOURLESS`):
+hearts and diamonds are told from spades and clubs by their colour first, and such a photo
+read spades for hearts with nothing flagged.
 
 A phone holds the camera's frame as the sensor saw it and says in the photo's EXIF how to
 turn it upright (a photo taken in portrait is stored landscape, "rotate 90"). OpenCV's
@@ -24,6 +27,17 @@ import numpy as np
 MAX_PIXELS = 48_000_000
 #: Largest file accepted, in bytes.
 MAX_BYTES = 64 * 1024 * 1024
+#: Shortest side accepted, in pixels: a card's index is not read in fewer (whole tables in
+#: a 1080p photo show cards 40-75 pixels high).
+MIN_SIDE = 40
+#: A photo's long side at most this many times its short side (a phone's panorama of a
+#: table is about 4): the reader's working copy of a thinner image has no rows left.
+MAX_ASPECT = 10
+#: A photo whose colour channels lie within this many levels of each other at all but
+#: 0.1% of its pixels has no colour. A black-and-white JPEG decodes with its channels
+#: equal (0 apart); the generated tables, a light grey felt and a near-white table among
+#: them, lie 83-132 apart at that share.
+COLOURLESS = 4
 
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
@@ -135,14 +149,51 @@ def image_size(data: bytes) -> tuple[str, int, int]:
     raise ImageError("not a JPEG or PNG image")
 
 
+def check_shape(kind: str, w: int, h: int) -> None:
+    """Refuse an image of ``w`` x ``h`` pixels (from its header) too small or too thin to be
+    a photo of cards (``MIN_SIDE``, ``MAX_ASPECT``).
+
+    >>> check_shape("png", 1, 1)
+    Traceback (most recent call last):
+    ...
+    dealer_assist.vision.loading.ImageError: the image is 1x1 pixels: too small to show a \
+card (at least 40 pixels a side)
+    >>> check_shape("jpeg", 19000, 500)
+    Traceback (most recent call last):
+    ...
+    dealer_assist.vision.loading.ImageError: the image is 19000x500 pixels, its long side 38 \
+times its short side: not a photo of a table (at most 10)
+    >>> check_shape("jpeg", 1920, 1080)
+    """
+    if w <= 0 or h <= 0:
+        raise ImageError(f"the {kind.upper()} header gives an empty image ({w}x{h})")
+    if min(w, h) < MIN_SIDE:
+        raise ImageError(f"the image is {w}x{h} pixels: too small to show a card (at least "
+                         f"{MIN_SIDE} pixels a side)")
+    if max(w, h) > MAX_ASPECT * min(w, h):
+        raise ImageError(f"the image is {w}x{h} pixels, its long side {max(w, h) // min(w, h)} "
+                         f"times its short side: not a photo of a table (at most {MAX_ASPECT})")
+
+
+def colourless(img: np.ndarray) -> bool:
+    """Whether a BGR photo has no colour (``COLOURLESS``), judged on every third pixel.
+
+    >>> grey = np.full((60, 80, 3), 128, np.uint8)
+    >>> colourless(grey), colourless(grey + np.array([0, 0, 40], np.uint8))
+    (True, False)
+    """
+    sample = img[::3, ::3]
+    spread = sample.max(axis=2) - sample.min(axis=2)
+    return bool(np.count_nonzero(spread > COLOURLESS) <= 0.001 * spread.size)
+
+
 def decode(data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     """Decode photo bytes to a BGR array, after the checks above."""
     if len(data) > MAX_BYTES:
         raise ImageError(f"the file is {len(data) / 1e6:.0f} MB; the limit is "
                          f"{MAX_BYTES / 1e6:.0f} MB")
     kind, w, h = image_size(data)
-    if w <= 0 or h <= 0:
-        raise ImageError(f"the {kind.upper()} header gives an empty image ({w}x{h})")
+    check_shape(kind, w, h)
     if w * h > max_pixels:
         raise ImageError(f"the image is {w}x{h} ({w * h / 1e6:.0f} megapixels); the limit is "
                          f"{max_pixels / 1e6:.0f} megapixels")
@@ -153,6 +204,9 @@ def decode(data: bytes, max_pixels: int = MAX_PIXELS) -> np.ndarray:
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
     if img is None or img.shape[0] != h or img.shape[1] != w:
         raise ImageError(f"could not decode the {kind.upper()} (corrupt data)")
+    if colourless(img):
+        raise ImageError("the photo has no colour (black and white): hearts and diamonds "
+                         "cannot be told from spades and clubs; take it in colour")
     return np.asarray(img)
 
 

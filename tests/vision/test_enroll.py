@@ -70,7 +70,7 @@ def test_a_deck_enrolled_for_another_model_is_refused(reader: Reader, tmp_path: 
     with pytest.raises(ValueError, match="another card model"):
         Reader(deck=_adapter("00" * 32))
     enroll.save(_adapter("00" * 32), tmp_path / "deck.npz")
-    (tmp_path / "p.jpg").write_bytes(cv2.imencode(".jpg", np.full((300, 400, 3), 90,
+    (tmp_path / "p.jpg").write_bytes(cv2.imencode(".jpg", np.full((300, 400, 3), (40, 110, 30),
                                                                   np.uint8))[1].tobytes())
     res = CliRunner().invoke(main, ["scan", str(tmp_path / "p.jpg"), "--deck",
                                     str(tmp_path / "deck.npz")])

@@ -26,9 +26,21 @@ def _png_header(w: int, h: int) -> bytes:
 
 
 def _jpeg(w: int = 64, h: int = 48) -> bytes:
-    ok, enc = cv2.imencode(".jpg", np.full((h, w, 3), 200, np.uint8))
+    ok, enc = cv2.imencode(".jpg", np.full((h, w, 3), (40, 110, 30), np.uint8))  # felt green
     assert ok
     return enc.tobytes()
+
+
+def _encoded(ext: str, pixels: np.ndarray) -> bytes:
+    ok, enc = cv2.imencode(ext, pixels)
+    assert ok
+    return enc.tobytes()
+
+
+def _black_and_white() -> bytes:
+    """A table photo taken in black and white (a phone's mono filter), as a JPEG."""
+    table = cv2.imread(str(SAMPLES / "scene_2.jpg"), cv2.IMREAD_COLOR)
+    return _encoded(".jpg", cv2.cvtColor(table, cv2.COLOR_BGR2GRAY))
 
 
 def test_good_jpeg_decodes() -> None:
@@ -88,6 +100,13 @@ def test_missing_file(tmp_path: Path) -> None:
         (b"GIF89a not supported", "not a JPEG or PNG"),
         (None, "truncated"),
         (_png_header(20000, 20000), "megapixels"),
+        # a 1x1 PNG and a 19000x5 strip crashed the reader; a black-and-white photo read
+        # hearts as spades, sure
+        (_encoded(".png", np.full((1, 1, 3), (40, 110, 30), np.uint8)), "1x1 pixels: too small"),
+        (_encoded(".png", np.full((5, 19000, 3), (40, 110, 30), np.uint8)), "too small"),
+        (_encoded(".png", np.full((400, 4100, 3), (40, 110, 30), np.uint8)),
+         "not a photo of a table"),
+        (_black_and_white(), "no colour (black and white)"),
     ],
 )
 def test_cli_bad_input_exit_2(tmp_path: Path, content: bytes | None, message: str) -> None:
@@ -114,10 +133,10 @@ def test_cli_bad_zones(tmp_path: Path) -> None:
 def test_exif_orientation_size_is_the_upright_size(kind: str, orientation: int) -> None:
     # the size from the header is the size the decoder (and a browser) shows it at, so a
     # portrait phone photo is not refused as corrupt and zones drawn on it stay in place
-    data = with_orientation(np.zeros((30, 40, 3), np.uint8), orientation, kind)
+    data = with_orientation(np.full((60, 80, 3), (40, 110, 30), np.uint8), orientation, kind)
     shown = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).shape
     _, w, h = image_size(data)
-    assert (h, w) == shown[:2] == ((40, 30) if orientation >= 5 else (30, 40))
+    assert (h, w) == shown[:2] == ((80, 60) if orientation >= 5 else (60, 80))
     assert decode(data).shape == shown
 
 

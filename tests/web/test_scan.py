@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -206,6 +207,12 @@ def png_bomb(width: int, height: int) -> bytes:
                 + squeeze.flush())
 
 
+def black_and_white(photo: Path) -> bytes:
+    """The photo as taken in black and white (a phone's mono filter), a JPEG."""
+    grey = cv2.cvtColor(cv2.imread(str(photo), cv2.IMREAD_COLOR), cv2.COLOR_BGR2GRAY)
+    return cv2.imencode(".jpg", grey)[1].tobytes()
+
+
 def jpeg_claiming(width: int, height: int) -> bytes:
     """The sample JPEG with its frame header claiming another size."""
     data = bytearray(SCENE.read_bytes())
@@ -235,6 +242,9 @@ BAD = {
                                   "20000x20000"),
     "png-bomb-28MP": (lambda: png_bomb(7_000, 4_000), 413, "too_large", "megapixels"),
     "jpeg-claiming-0x0": (lambda: jpeg_claiming(0, 0), 422, "invalid_image", "empty image"),
+    "png-1x1": (lambda: _png(1, 1, zlib.compress(b"\x00" + b"\x28\x6e\x1e")), 422,
+                "invalid_image", "too small to show a card"),
+    "black-and-white": (lambda: black_and_white(SCENE), 422, "invalid_image", "no colour"),
 }
 
 
