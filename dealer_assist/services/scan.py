@@ -248,7 +248,7 @@ def scan_photo(photo: Photo, zones: Mapping[str, Any] | None, *,
         try:
             image = decode(photo.data, max_pixels=photo.width * photo.height)
         except ImageError as exc:
-            raise InvalidPhoto(f"the photo cannot be read: {exc}") from None
+            raise InvalidPhoto(str(exc)) from None  # it says what is wrong with the photo
         layout = None if empty is None else _empty_layout(empty)
         if empty is not None and layout is None:
             notes.append("the photo of the table's empty layout could not be read: the "

@@ -335,6 +335,24 @@ def test_a_file_that_is_not_a_photo(page: Any, live_server: LiveServer,
     expect(page.locator("[data-testid=scan-dialog]")).to_be_hidden()
 
 
+def test_a_black_and_white_photo_is_refused(page: Any, live_server: LiveServer,
+                                           tmp_path: Path) -> None:
+    """A photo taken with a phone's black-and-white filter: hearts and diamonds cannot be
+    told from spades and clubs, so nothing is read and the dealer is told why."""
+    open_shift_by_api(live_server)
+    sign_in(page, live_server, "dana")
+    page.goto(live_server.url + "/dealer/TCP-1")
+    page.tap("[data-testid=scan]")
+    grey = cv2.cvtColor(cv2.imread(str(SAMPLES / "scene_2.jpg")), cv2.COLOR_BGR2GRAY)
+    photo = tmp_path / "mono.jpg"
+    photo.write_bytes(cv2.imencode(".jpg", grey)[1].tobytes())
+    page.set_input_files("[data-testid=scan-file]", str(photo))
+    expect(page.locator("[data-testid=scan-error]")).to_contain_text(
+        "no colour (black and white)", timeout=15_000)
+    expect(page.locator("[data-testid=scan-use]")).to_be_hidden()
+    shot(page, "scan-09-black-and-white-photo")
+
+
 def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: LiveServer,
                                                     tmp_path: Path) -> None:
     """The same hand twice in one photo: every card is read in two hands, and the scan
