@@ -35,8 +35,8 @@ MIN_SIDE = 40
 MAX_ASPECT = 10
 #: A photo whose colour channels lie within this many levels of each other at all but
 #: 0.1% of its pixels has no colour. A black-and-white JPEG decodes with its channels
-#: equal (0 apart); the generated tables, a light grey felt and a near-white table among
-#: them, lie 83-132 apart at that share.
+#: equal (0 apart); on generated tables (a light grey felt, a near-white table, warm dim
+#: light and a hard shadow among them) 0.1% of the pixels lie 83-132 levels apart or more.
 COLOURLESS = 4
 
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
