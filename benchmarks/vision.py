@@ -20,7 +20,9 @@ camera moved; the first ``--conditions`` in each of ``synth.CONDITIONS`` (what a
 can bring: a floor around the table, warm dim light, a tilted camera), on a light grey felt
 and a near-white table, under a lamp's glare, with the dealer's hand still face down, with
 a hand printed on the felt (a pay table's art), with chips lying on the cards and with
-chips over index corners; the first ``--lays`` with hands laid in each of ``synth.LAYS``
+chips over index corners; with ``--exposure``, the first of those tables too dark, too
+bright, under a lamp's or the shade's colour cast and saved at a low JPEG quality
+(``EXPOSURES``); the first ``--lays`` with hands laid in each of ``synth.LAYS``
 (spread wide, laid apart), with how many hands were read whole; with ``--close-ups``, hands
 of those tables photographed up close (``synth.close_up``, magnified); with ``--up-close``,
 one to three hands photographed up close and drawn sharp (``synth.up_close``); and the
@@ -116,6 +118,32 @@ def taken_in(scene: Scene, condition: str, seed: int) -> Scene:
     """``scene`` photographed in one of ``synth.CONDITIONS`` (its truth moved with it)."""
     jpeg, moved = stored_in(scene.image, condition, seed)
     return dataclasses.replace(scene, jpeg=jpeg, cards=moved_truth(scene.cards, moved))
+
+
+def _jpeg(img: np.ndarray, quality: int = 85) -> bytes:
+    return cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
+
+
+def _lit(img: np.ndarray, gains: tuple[float, float, float], noise: float = 0.0,
+         seed: int = 0) -> bytes:
+    """``img`` with its channels (B, G, R) scaled, sensor noise added, clipped, as a JPEG."""
+    out = img.astype(np.float32) * np.array(gains, np.float32)
+    if noise:
+        out += np.random.default_rng(seed).normal(0.0, noise, img.shape).astype(np.float32)
+    return _jpeg(np.clip(out, 0, 255).astype(np.uint8))
+
+
+#: A photo's exposure, white balance and compression gone wrong, the cards where they were
+#: (``--exposure``): a quarter of the light with sensor noise; 1.7 times too much, the
+#: card's white clipped; a tungsten lamp's cast left uncorrected, and a shade's; a JPEG
+#: saved at quality 25.
+EXPOSURES: dict[str, Callable[[np.ndarray, int], bytes]] = {
+    "underexposed (x0.25)": lambda img, seed: _lit(img, (0.25, 0.25, 0.25), 3.0, seed),
+    "overexposed (x1.7)": lambda img, seed: _lit(img, (1.7, 1.7, 1.7)),
+    "tungsten cast": lambda img, seed: _lit(img, (0.6, 0.85, 1.3)),
+    "shade cast": lambda img, seed: _lit(img, (1.35, 1.0, 0.65)),
+    "JPEG quality 25": lambda img, seed: _jpeg(img, 25),
+}
 
 
 def whole_hands(scenes: list, results: list) -> tuple[int, int]:
@@ -236,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="1080p photos per held-out design in each of synth.CONDITIONS (a "
                          "floor around the table, warm dim light, a tilted camera...) and "
                          "on a light grey felt and a near-white table")
+    ap.add_argument("--exposure", type=int, default=0,
+                    help="1080p photos per held-out design with each of EXPOSURES (too "
+                         "dark, too bright, a colour cast, a low JPEG quality)")
     ap.add_argument("--lays", type=int, default=0,
                     help="photos per held-out design with hands laid in each of synth.LAYS "
                          "(spread wide; laid apart, 12 MP)")
@@ -367,6 +398,15 @@ def main(argv: list[str] | None = None) -> int:
             times, results = run(reader, tables)
             print(f"{row(name, totals(tables, results))} "
                   f"{statistics.median(times) * 1000:10.0f}{said(tables, results)}")
+    if args.exposure:
+        # the same tables, the photo's exposure, white balance or compression gone wrong
+        tables = [(compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7), n * 100 + i)
+                  for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.exposure)]
+        for name, take in EXPOSURES.items():
+            taken = [dataclasses.replace(sc, jpeg=take(sc.image, seed)) for sc, seed in tables]
+            times, results = run(reader, taken)
+            print(f"{row(name, totals(taken, results))} "
+                  f"{statistics.median(times) * 1000:10.0f}{said(taken, results)}")
     if args.lays:
         # hands laid as dealers also lay them: spread wide, or side by side apart
         for lay, kwargs in LAYS.items():
