@@ -135,7 +135,7 @@ def _lit(img: np.ndarray, gains: tuple[float, float, float], noise: float = 0.0,
 
 #: A photo's exposure, white balance and compression gone wrong, the cards where they were
 #: (``--exposure``): a quarter of the light with sensor noise; 1.7 times too much, the
-#: card's white clipped; a tungsten lamp's cast left uncorrected, and a shade's; a JPEG
+#: cards' white clipped; a tungsten lamp's cast left uncorrected, and a shade's; a JPEG
 #: saved at quality 25.
 EXPOSURES: dict[str, Callable[[np.ndarray, int], bytes]] = {
     "underexposed (x0.25)": lambda img, seed: _lit(img, (0.25, 0.25, 0.25), 3.0, seed),
