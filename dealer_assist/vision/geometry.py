@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from .hand_groups import CARD_W
 from .net import FRAME_CARD_H, LOOK_H, LOOK_W, LOOK_X, PATCH_H, PATCH_W, normalise_strip
 
 #: Long side, in pixels, of the reduced copy the card mask is computed on.
@@ -942,14 +943,14 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
 
 
 #: A region not card-like is a lone card all the same when its rectangle has a card's shape
-#: (its sides' ratio within ``LONE_SLACK`` of ``LONE_CARD_W``) and size (its long side from
-#: 1 - LONE_SLACK of the measured card height to ``LONE_LONG`` times it: where hands lie
-#: apart, lone cards measure the card height as their width or less), and its
+#: (its sides' ratio within ``LONE_SLACK`` of a card's, ``hand_groups.CARD_W``) and size
+#: (its long side from 1 - LONE_SLACK of the measured card height to ``LONE_LONG`` times it:
+#: where hands lie apart, lone cards measure the card height as their width or less), and its
 #: convex hull fills at least ``LONE_FILL`` of it: a court card whose art reaches its edge
 #: leaves card-white only in a frame broken open (2026-12-03: on the tuning photos laid
 #: apart, 25 of the 94 cards not read right were court cards lying alone, 18 of them in
 #: regions set aside so).
-LONE_SLACK, LONE_CARD_W, LONE_FILL, LONE_LONG = 0.15, 0.71, 0.85, 1.9
+LONE_SLACK, LONE_FILL, LONE_LONG = 0.15, 0.85, 1.9
 
 
 def lone_card(blob: Blob, card_h: float, slack: float | None = None) -> bool:
@@ -974,7 +975,7 @@ def lone_card(blob: Blob, card_h: float, slack: float | None = None) -> bool:
     rect = short * long
     hull = float(cv2.contourArea(blob.hull.astype(np.float32).reshape(-1, 1, 2)))
     slack = LONE_SLACK if slack is None else slack
-    return bool(rect > 0 and abs(short / long - LONE_CARD_W) <= slack * LONE_CARD_W
+    return bool(rect > 0 and abs(short / long - CARD_W) <= slack * CARD_W
                 and (1 - LONE_SLACK) * card_h <= long <= LONE_LONG * card_h
                 and hull >= LONE_FILL * rect)
 
