@@ -17,6 +17,7 @@ the admin see.
 
 from __future__ import annotations
 
+import math
 import struct
 from pathlib import Path
 
@@ -175,14 +176,21 @@ times its short side: not a photo of a table (at most 10)
                          f"times its short side: not a photo of a table (at most {MAX_ASPECT})")
 
 
+#: How many of a photo's pixels, evenly spread, its colour is judged on (``colourless``):
+#: every pixel of a 12 MP photo took 71 ms, every third of a 1080p one 13 ms.
+COLOUR_SAMPLE = 40_000
+
+
 def colourless(img: np.ndarray) -> bool:
-    """Whether a BGR photo has no colour (``COLOURLESS``), judged on every third pixel.
+    """Whether a BGR photo has no colour (``COLOURLESS``), judged on about
+    ``COLOUR_SAMPLE`` of its pixels.
 
     >>> grey = np.full((60, 80, 3), 128, np.uint8)
     >>> colourless(grey), colourless(grey + np.array([0, 0, 40], np.uint8))
     (True, False)
     """
-    sample = img[::3, ::3]
+    step = max(1, math.isqrt(img.shape[0] * img.shape[1] // COLOUR_SAMPLE))
+    sample = img[::step, ::step]
     spread = sample.max(axis=2) - sample.min(axis=2)
     return bool(np.count_nonzero(spread > COLOURLESS) <= 0.001 * spread.size)
 
