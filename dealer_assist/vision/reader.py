@@ -1036,10 +1036,10 @@ class Reader:
             found = [(blob, _top_read_once(fe, width_in(fe.frame), index_score), opposite)
                      for blob, fe, opposite in found]
 
-        def cards_of(k: int, max_spread: float = MAX_SPREAD) -> Hand:
+        def cards_of(k: int, wide: bool = False) -> Hand:
             blob, fe, opposite = found[k]
             return self._cards_of(blob, fe, opposite, rank, suit, feats, index_score,
-                                  width_in(fe.frame), max_spread)
+                                  width_in(fe.frame), wide)
 
         hands = [cards_of(k) for k in range(len(found))]
         # a hand laid apart (or spread so wide it was cut) is in two or three regions
@@ -1048,7 +1048,7 @@ class Reader:
         for g in groups:
             if len(g) == 1 and len(hands[g[0]].cards) == 2 and not any(
                     c.inferred for c in hands[g[0]].cards):
-                hands[g[0]] = cards_of(g[0], WIDE_SPREAD)
+                hands[g[0]] = cards_of(g[0], wide=True)
                 hands[g[0]].wide = len(hands[g[0]].cards) == 3
         hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
                  for g in groups]
@@ -1340,16 +1340,19 @@ class Reader:
 
     def _cards_of(self, blob: Blob, fe: _FrameEval, opposite: _FrameEval, rank: np.ndarray,
                   suit: np.ndarray, feats: np.ndarray, index_score: np.ndarray,
-                  card_w: float, max_spread: float = MAX_SPREAD) -> Hand:
+                  card_w: float, wide: bool = False) -> Hand:
         """The cards of a region read in its frame ``fe`` (``opposite``: the frame turned
         half round, where the top card's other index is upright), with those its spread
-        says went unseen (``missing_cards``, spreads up to ``max_spread`` card heights)."""
+        says went unseen (``missing_cards``, spreads up to ``MAX_SPREAD`` card heights, two
+        cards ``SIDE_BY_SIDE`` having none between them); ``wide``: taken for a hand spread
+        wide, up to ``WIDE_SPREAD``, however far apart its two cards lie."""
         frame = fe.frame
         xs = [float(fe.offsets[p]) for p in fe.peaks]
         places = [(p, False) for p in fe.peaks]
         sc = index_score[fe.start : fe.start + len(fe.offsets)]
         top_w = _top_width(frame.width, xs[-1], card_w)  # if the top card's index was seen
-        apart = SIDE_BY_SIDE * max(card_w, top_w) if max_spread <= MAX_SPREAD else math.inf
+        apart = math.inf if wide else SIDE_BY_SIDE * max(card_w, top_w)
+        max_spread = WIDE_SPREAD if wide else MAX_SPREAD
         for x in missing_cards(xs, frame.width, card_w, max_spread, apart):
             # an index the network did not see where the hand's spread puts one: read at
             # the likeliest window near there all the same, and the dealer confirms it
