@@ -18,12 +18,16 @@ SETTINGs change one thing for the run:
 - ``cond=floor_and_rail``: the photo taken in one of ``synth.CONDITIONS`` (blanks as _);
 - ``lay=laid_apart``: hands laid as in ``synth.LAYS``;
 - ``felt=0,0,160``: the felt's colour; ``c.KEY=v``: any other keyword of ``compose``;
+- ``exp=over``: the photo's exposure, white balance or compression gone wrong, as the first
+  of ``benchmarks/vision.EXPOSURES`` whose name starts so (``under``, ``over``, ``tungsten``,
+  ``shade``, ``JPEG``);
 - ``notes=1``: print each photo's hands and what it says to the dealer.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -35,7 +39,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts"), str(ROOT / "benchmarks")]
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
-from vision import score, taken_in, whole_hands  # noqa: E402
+from vision import EXPOSURES, score, taken_in, whole_hands  # noqa: E402
 from vision_decks import procedural_deck  # noqa: E402
 from vision_threshold import lies_on  # noqa: E402
 
@@ -76,6 +80,8 @@ def settings(args: list[str]) -> tuple[dict[str, Any], str | None, bool]:
             kwargs[key[2:]] = value(text)
         elif key == "notes":
             notes = text == "1"
+        elif key == "exp":
+            kwargs["exposure"] = next(n for n in EXPOSURES if n.startswith(text))
         else:
             raise SystemExit(f"unknown setting {setting!r}")
     return kwargs, condition, notes
@@ -90,8 +96,15 @@ def photo(kind: str, seed: int, kwargs: dict[str, Any], condition: str | None,
         deck = TRAIN_DECKS[seed % len(TRAIN_DECKS)]
         trained.setdefault(deck, load_deck(deck))
         decks = {deck: trained[deck]}
+    kwargs = dict(kwargs)
+    exposure = kwargs.pop("exposure", None)
+    if exposure is not None and condition:
+        raise SystemExit("exp= and cond= together: the exposure would undo the condition")
     scene = compose(decks, seed, **kwargs)
-    return taken_in(scene, condition, seed) if condition else scene
+    scene = taken_in(scene, condition, seed) if condition else scene
+    if exposure is not None:
+        scene = dataclasses.replace(scene, jpeg=EXPOSURES[exposure](scene.image, seed))
+    return scene
 
 
 def main(argv: list[str]) -> int:
