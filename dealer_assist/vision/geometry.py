@@ -1533,6 +1533,10 @@ class Pyramid:
 
     def __init__(self, image: np.ndarray) -> None:
         self.levels = [image]
+        #: The photo's colour cast where it clips the cards' white in a channel
+        #: (``white_balance.clipped_cast``), which each strip's balance needs; set once
+        #: the card-white is found.
+        self.cast: np.ndarray | None = None
 
     def level_for(self, scale: float) -> tuple[np.ndarray, float]:
         """The level to sample from for a frame ``scale`` (frame px per full px)."""
@@ -1575,7 +1579,7 @@ def look_window(pyr: Pyramid, frame: Frame, x: float, s: float = 1.0,
     x0 = s * x - LOOK_X
     window = cut_strip(pyr, frame.scaled(s), x0, x0 + LOOK_W, top=s * top,
                        height=LOOK_H)[:, :LOOK_W]
-    return normalise_strip(window)
+    return normalise_strip(window, pyr.cast)
 
 
 #: How far above its frame's top edge (frame pixels) a card's top is looked for.

@@ -21,6 +21,8 @@ import numpy as np
 
 from dealer_assist.domain.cards import RANKS, SUITS
 
+from .white_balance import mended_white
+
 PATCH_H, PATCH_W = 44, 26
 #: Patch height in units of the card height (the card is normalised to ``PATCH_H / PATCH_FH``
 #: pixels high): deep enough for indices printed low, as on nicu-white.
@@ -66,13 +68,15 @@ def adapt(emb: np.ndarray, zr: np.ndarray, zs: np.ndarray, adapter: Adapter | No
     return (zr + emb @ adapter["rw"] + adapter["rb"], zs + emb @ adapter["sw"] + adapter["sb"])
 
 
-def normalise_strip(strip: np.ndarray) -> np.ndarray:
+def normalise_strip(strip: np.ndarray, cast: np.ndarray | None = None) -> np.ndarray:
     """A BGR uint8 strip with lighting and colour cast removed: each channel divided by its
     own bright level (the card's white, the 85th percentile), white mapped to
-    ``WHITE_LEVEL``. The network scales uint8 to its input range itself."""
+    ``WHITE_LEVEL``; where the photo's ``cast`` clips the white in a channel, that
+    channel's level is the cast's (``white_balance.mended_white``). The network scales
+    uint8 to its input range itself."""
     flat = strip[::2, ::2].reshape(-1, 3)
     k = int(flat.shape[0] * 0.85)
-    white = np.partition(flat, k, axis=0)[k].astype(F32)
+    white = mended_white(np.partition(flat, k, axis=0)[k].astype(F32), cast)
     gain = WHITE_LEVEL / (white + 8.0)
     out = strip.astype(F32) * gain[None, None, :]
     return np.asarray(np.clip(out, 0, 255).astype(np.uint8))

@@ -82,6 +82,7 @@ from .net import (
 from .one_deck import one_deck
 from .sharpness import blurred, edge_width
 from .trainset import RUN_STEP, slide_offsets
+from .white_balance import clipped_cast
 
 Seat = int | str | None
 
@@ -942,7 +943,7 @@ class Reader:
                 offs = slide_offsets(frame, step)
                 x0 = float(offs[0])
                 strip = cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1)
-                strips.append(normalise_strip(strip))
+                strips.append(normalise_strip(strip, pyr.cast))
                 offsets.append([round(float(o) - x0) for o in offs])
                 row.append(_FrameEval(frame, offs, len(strips) - 1))
             evals.append(row)
@@ -977,6 +978,7 @@ class Reader:
             blobs = find_blobs(image, self.unread, self.layout, white, other_cuts,
                                self.bright, work)
             self.white = white[0]
+            pyr.cast = clipped_cast(*self.white)
             if self._memo is not None:
                 self._memo.found = (pyr, list(blobs), list(self.unread), self.layout,
                                     self.white, other_cuts)
@@ -1294,7 +1296,8 @@ class Reader:
                 x0 = s * x - STRIDE  # three windows: centred on the index and either side
                 if s != 1.0:  # the index network has read this size already
                     strips.append(normalise_strip(cut_strip(
-                        pyr, frame.scaled(s), x0, x0 + PATCH_W + 2 * STRIDE, top=s * top)))
+                        pyr, frame.scaled(s), x0, x0 + PATCH_W + 2 * STRIDE, top=s * top),
+                        pyr.cast))
                 if self.second and s in LOOK_SIZES:
                     looks.append(look_window(pyr, frame, x, s, top))
         if not indices:

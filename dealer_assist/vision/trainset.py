@@ -20,6 +20,7 @@ from dealer_assist.domain.cards import DECK, RANKS, SUITS, Card
 
 from .faces import Face
 from .geometry import (
+    Blob,
     Frame,
     Pyramid,
     cut_strip,
@@ -39,6 +40,7 @@ from .net import (
     normalise_strip,
 )
 from .synth import _card_layer, _felt, _paste, motion_kernel
+from .white_balance import clipped_cast
 
 #: Training windows start every STEP frame pixels along the top edge.
 STEP = 3
@@ -206,8 +208,8 @@ def patches_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.nd
     xs: list[np.ndarray] = []
     ranks: list[int] = []
     suits: list[int] = []
-    pyr = Pyramid(img)
-    for blob in find_blobs(img):
+    pyr, blobs = _found(img)
+    for blob in blobs:
         inside = _cards_in(blob.corners, cards)
         for k in range(4):
             frame = make_frame(blob, k)
@@ -218,7 +220,8 @@ def patches_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.nd
             if not pick:
                 continue
             x0 = float(offs[0])
-            strip = normalise_strip(cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1))
+            strip = normalise_strip(cut_strip(pyr, frame, x0, float(offs[-1]) + PATCH_W + 1),
+                                   pyr.cast)
             ints = [round(float(offs[i]) - x0) for i in pick]
             xs.append(window_patches(strip, ints))
             for i in pick:
@@ -234,6 +237,17 @@ def patches_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.nd
         return Patches(np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8), np.zeros(0, int),
                        np.zeros(0, int))
     return Patches(np.concatenate(xs), np.array(ranks), np.array(suits))
+
+
+def _found(img: np.ndarray) -> tuple[Pyramid, list[Blob]]:
+    """A photo's card regions, and its pyramid to cut windows from, with the colour cast
+    that clips its cards' white, as the reader measures it (``white_balance``): an
+    enrolled deck's windows are balanced as the reader's are."""
+    white: list[tuple[np.ndarray, np.ndarray]] = []
+    blobs = find_blobs(img, white=white)
+    pyr = Pyramid(img)
+    pyr.cast = clipped_cast(*white[0])
+    return pyr, blobs
 
 
 def _cards_in(blob_corners: np.ndarray, cards: Sequence[tuple[Card | None, np.ndarray]]
@@ -259,9 +273,9 @@ def looks_from_photo(img: np.ndarray, cards: Sequence[tuple[Card | None, np.ndar
     xs: list[np.ndarray] = []
     ranks: list[int] = []
     suits: list[int] = []
-    pyr = Pyramid(img)
+    pyr, blobs = _found(img)
     mean, sd, limit = LOOK_SHIFT
-    for blob in find_blobs(img):
+    for blob in blobs:
         inside = _cards_in(blob.corners, cards)
         for k in range(4):
             frame = make_frame(blob, k)

@@ -1,0 +1,73 @@
+"""A warm lamp the camera did not balance clips the cards' white in red: a black index then
+comes out red when each strip is balanced on its own white, and was read as a red card
+with nothing flagged. The photo's cast, measured where the paper is not clipped, mends it
+(``white_balance``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dealer_assist.vision.net import normalise_strip
+from dealer_assist.vision.reader import Reader
+from dealer_assist.vision.synth import compose
+from dealer_assist.vision.white_balance import clipped_cast
+
+from .test_reader import _match
+
+pytest.importorskip("PIL")  # the procedural decks' fonts are drawn with Pillow
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
+from vision_decks import procedural_deck
+
+#: An unbalanced tungsten lamp: blue, green, red scaled (as ``benchmarks/vision.EXPOSURES``).
+TUNGSTEN = (0.6, 0.85, 1.3)
+
+
+def _lit(image: np.ndarray, gains: tuple[float, float, float]) -> np.ndarray:
+    return np.clip(image.astype(np.float32) * np.array(gains, np.float32), 0, 255).astype(
+        np.uint8)
+
+
+def _paper_and_ink() -> np.ndarray:
+    """A card's corner: white paper, a band of it in a card's shade, a dark grey index."""
+    corner = np.full((60, 40, 3), 235, np.uint8)
+    corner[:, 30:] = 185  # the shade of the card lying over it
+    corner[10:30, 8:20] = 70  # the index's ink
+    return corner
+
+
+def test_a_black_index_stays_black_when_red_is_clipped() -> None:
+    photo = _lit(_paper_and_ink(), TUNGSTEN)
+    assert photo[0, 0, 2] == 255  # the paper's red is clipped
+    cast = clipped_cast(photo, np.full(photo.shape[:2], 255, np.uint8))
+    assert cast is not None
+    # balanced on its own white, the grey ink's red stands 12 levels above its green
+    # (56, 57, 69); with the photo's cast, 1 (56, 57, 58)
+    red = [int(ink[2]) - int(max(ink[0], ink[1])) for ink in (
+        normalise_strip(photo)[15, 12], normalise_strip(photo, cast)[15, 12])]
+    assert red[0] >= 10 and abs(red[1]) <= 3, red
+
+
+def test_no_cast_where_nothing_is_clipped_or_the_light_is_balanced() -> None:
+    everywhere = np.full((60, 40), 255, np.uint8)
+    assert clipped_cast(_paper_and_ink(), everywhere) is None  # balanced
+    dim = _lit(_paper_and_ink(), (0.45, 0.6, 0.75))  # warm but dim: nothing clipped
+    assert clipped_cast(dim, everywhere) is None
+
+
+def test_a_table_under_a_warm_lamp_reads_no_black_card_as_red(reader: Reader) -> None:
+    """Procedural tuning deck 920011 under the lamp: 5 black cards read as red, sure
+    (jack of clubs as the jack of diamonds at 1.00), before the cast was measured; 0 now,
+    and 17 of its 24 cards right (12 before)."""
+    scene = compose({"proc": procedural_deck(920011)}, 920011, seats=7)
+    jpeg = cv2.imencode(".jpg", _lit(scene.image, TUNGSTEN),
+                        [cv2.IMWRITE_JPEG_QUALITY, 85])[1]
+    photo = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    right, silent, total = _match(reader.read(photo), scene.truth()["cards"])
+    assert (silent, total) == (0, 24)
+    assert right >= 16
