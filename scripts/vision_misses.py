@@ -20,7 +20,7 @@ SETTINGs change one thing for the run:
 - ``felt=0,0,160``: the felt's colour; ``c.KEY=v``: any other keyword of ``compose``;
 - ``exp=over``: the photo's exposure, white balance or compression gone wrong, as the first
   of ``benchmarks/vision.EXPOSURES`` whose name starts so (``under``, ``over``, ``tungsten``,
-  ``shade``, ``JPEG``);
+  ``shade``, ``JPEG``); ``gains=0.9,1.2,0.8``: the photo's blue, green and red scaled so;
 - ``notes=1``: print each photo's hands and what it says to the dealer.
 """
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import os
 import sys
 from pathlib import Path
@@ -39,7 +40,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts"), str(ROOT / "benchmarks")]
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
-from vision import EXPOSURES, score, taken_in, whole_hands  # noqa: E402
+from vision import EXPOSURES, _lit, score, taken_in, whole_hands  # noqa: E402
 from vision_decks import procedural_deck  # noqa: E402
 from vision_threshold import lies_on  # noqa: E402
 
@@ -81,7 +82,10 @@ def settings(args: list[str]) -> tuple[dict[str, Any], str | None, bool]:
         elif key == "notes":
             notes = text == "1"
         elif key == "exp":
-            kwargs["exposure"] = next(n for n in EXPOSURES if n.startswith(text))
+            kwargs["exposure"] = EXPOSURES[next(n for n in EXPOSURES if n.startswith(text))]
+        elif key == "gains":
+            gains = tuple(float(v) for v in text.split(","))
+            kwargs["exposure"] = functools.partial(lambda img, seed, k: _lit(img, k), k=gains)
         else:
             raise SystemExit(f"unknown setting {setting!r}")
     return kwargs, condition, notes
@@ -103,7 +107,7 @@ def photo(kind: str, seed: int, kwargs: dict[str, Any], condition: str | None,
     scene = compose(decks, seed, **kwargs)
     scene = taken_in(scene, condition, seed) if condition else scene
     if exposure is not None:
-        scene = dataclasses.replace(scene, jpeg=EXPOSURES[exposure](scene.image, seed))
+        scene = dataclasses.replace(scene, jpeg=exposure(scene.image, seed))
     return scene
 
 
