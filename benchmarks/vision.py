@@ -135,12 +135,13 @@ def _lit(img: np.ndarray, gains: tuple[float, float, float], noise: float = 0.0,
 
 #: A photo's exposure, white balance and compression gone wrong, the cards where they were
 #: (``--exposure``): a quarter of the light with sensor noise; 1.7 times too much, the
-#: cards' white clipped; a tungsten lamp's cast left uncorrected, and a shade's; a JPEG
-#: saved at quality 25.
+#: cards' white clipped; a tungsten lamp's cast left uncorrected (and a stronger one, red
+#: 2.8 times blue), and a shade's; a JPEG saved at quality 25.
 EXPOSURES: dict[str, Callable[[np.ndarray, int], bytes]] = {
     "underexposed (x0.25)": lambda img, seed: _lit(img, (0.25, 0.25, 0.25), 3.0, seed),
     "overexposed (x1.7)": lambda img, seed: _lit(img, (1.7, 1.7, 1.7)),
     "tungsten cast": lambda img, seed: _lit(img, (0.6, 0.85, 1.3)),
+    "tungsten, stronger": lambda img, seed: _lit(img, (0.5, 0.8, 1.4)),
     "shade cast": lambda img, seed: _lit(img, (1.35, 1.0, 0.65)),
     "JPEG quality 25": lambda img, seed: _jpeg(img, 25),
 }

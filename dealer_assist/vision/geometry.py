@@ -17,6 +17,7 @@ import numpy as np
 
 from .hand_groups import CARD_W
 from .net import FRAME_CARD_H, LOOK_H, LOOK_W, LOOK_X, PATCH_H, PATCH_W, normalise_strip
+from .white_balance import CLIPPED
 
 #: Long side, in pixels, of the reduced copy the card mask is computed on.
 WORK_SIDE = 1000
@@ -530,6 +531,12 @@ def _shadow_gain(bgr: np.ndarray, small: np.ndarray | None = None) -> np.ndarray
 #: 13 "cards" regions a photo (20 empty felts: the whitest pixels 0.002-0.015 from the
 #: felt's colour; photos with cards, cast or not, 0.108-0.29).
 CAST_RATIO, CAST_APART = 1.2, 0.05
+#: ... where a channel of the whitest pixels is clipped (``white_balance.CLIPPED``), it is
+#: measured on the pixels no channel of which is, when there are CAST_HELD of them (of every
+#: fourth pixel each way). 2026-12-07: under blue, green, red x 0.5, 0.8, 1.4 the cards in
+#: a photo's darker side stayed orange, balanced by a red held at 255, and four hands of a
+#: held-out table went unfound with nothing said.
+CAST_HELD = 1000
 
 
 def _balanced(work: np.ndarray) -> np.ndarray:
@@ -540,6 +547,12 @@ def _balanced(work: np.ndarray) -> np.ndarray:
     top = np.array([_level(sample[:, c], 0.995) for c in range(3)]) + 1.0
     if top.max() / top.min() <= CAST_RATIO:
         return work
+    if top.max() > CLIPPED:
+        # the cast clips the brightest channel of the cards' white, which then says too
+        # little of it: the cards less brightly lit, not clipped, say it all
+        held = sample[sample.max(axis=1) < CLIPPED]
+        if len(held) >= CAST_HELD:
+            top = np.array([_level(held[:, c], 0.995) for c in range(3)]) + 1.0
     middle = np.array([_level(sample[:, c], 0.5) for c in range(3)]) + 1.0
     if np.abs(top / top.sum() - middle / middle.sum()).max() <= CAST_APART:
         return work  # no cards whiter than the felt: its brightest are the felt's colour
