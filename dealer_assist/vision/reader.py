@@ -154,9 +154,12 @@ BLURRED_NOTE = ("the photo is blurred (the camera moved, or was not focused): ho
 #: held-out designs' 15). Every red read told so at first: sure under the tungsten cast 437
 #: -> 202 of 720 (procedural), 55.6% -> 19.2% held out; told only when it reads black
 #: again, 425 and 53.1%, and still 0 silent (the stronger cast: 368 of 720, 47.8% held out).
-WARM_MORE = 1.3
 WARM_NOTE = ("the light is warm and the camera did not balance it (the cards' white is "
              "clipped in red): a black card can look red; check its suit")
+#: ... and how many times higher red's white is taken when a red read is looked at again
+#: (the one value tried: the stronger cast's paper measured 0.40-0.49 blue to red where
+#: about 0.31-0.36 is so, a third higher).
+WARM_MORE = 1.3
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
               "something (the layout's pay table, the back of a face-down card) are not "
