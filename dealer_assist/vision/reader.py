@@ -866,6 +866,7 @@ class Reader:
         self.white: tuple[np.ndarray, np.ndarray] | None = None
         #: the colour cast that clips the cards' white (``white_balance.clipped_cast``)
         self.cast: np.ndarray | None = None
+        #: the photo's pyramid, for ``_red_doubts`` (let go once the read is made)
         self._pyr: Pyramid | None = None
 
     def _checked(self, deck: Adapter | None) -> Adapter | None:
@@ -1578,6 +1579,7 @@ class Reader:
         hand_cards: list[list[str]] = [[] for _ in hands]
         hand_confs: list[list[float]] = [[] for _ in hands]
         red_doubts = self._red_doubts([c for _, c in reads], names)
+        self._pyr = None  # the photo and its halvings are not held past the read
         for n, (hi, c) in enumerate(reads):
             hand = hands[hi]
             card, conf = names[n], float(c.probs[chosen[n]])
