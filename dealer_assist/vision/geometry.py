@@ -542,6 +542,11 @@ CAST_RATIO, CAST_APART = 1.2, 0.05
 CAST_HELD = 1000
 
 
+def _apart(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two colours' shares of their channels are (the most in a channel)."""
+    return float(np.abs(a / a.sum() - b / b.sum()).max())
+
+
 def _balanced(work: np.ndarray) -> np.ndarray:
     """``work`` with its channels scaled so that its whitest pixels are grey, when they are
     not (``CAST_RATIO``) and are not the felt's own brightest (``CAST_APART``); else
@@ -557,9 +562,9 @@ def _balanced(work: np.ndarray) -> np.ndarray:
         # little of it: the cards less brightly lit, not clipped, say it all; but not
         # where those are the felt's own colour (a grey felt under a warm cast)
         unclipped = np.array([_level(held[:, c], 0.995) for c in range(3)]) + 1.0
-        if np.abs(unclipped / unclipped.sum() - middle / middle.sum()).max() > CAST_APART:
+        if _apart(unclipped, middle) > CAST_APART:
             top = unclipped
-    if np.abs(top / top.sum() - middle / middle.sum()).max() <= CAST_APART:
+    if _apart(top, middle) <= CAST_APART:
         return work  # no cards whiter than the felt: its brightest are the felt's colour
     out: np.ndarray = cv2.multiply(work, (*(top.max() / top).tolist(), 0.0),  # type: ignore[call-overload]
                                    dtype=cv2.CV_8U)

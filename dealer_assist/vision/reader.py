@@ -864,9 +864,8 @@ class Reader:
         self.layout: Layout | None = None
         #: the working copy (``geometry.reduce``) and its card-white
         self.white: tuple[np.ndarray, np.ndarray] | None = None
-        #: the colour cast that clips the cards' white (``white_balance.clipped_cast``)
-        self.cast: np.ndarray | None = None
-        #: the photo's pyramid, for ``_red_doubts`` (let go once the read is made)
+        #: the photo's pyramid and its cast (``Pyramid.cast``), for ``_red_doubts`` (let go
+        #: once the read is made)
         self._pyr: Pyramid | None = None
 
     def _checked(self, deck: Adapter | None) -> Adapter | None:
@@ -1002,7 +1001,7 @@ class Reader:
             if self._memo is not None:
                 self._memo.found = (pyr, list(blobs), list(self.unread), self.layout,
                                     self.white, other_cuts)
-        self.cast, self._pyr = pyr.cast, pyr
+        self._pyr = pyr
         if not blobs:
             return []
         self.card_h = card_height(blobs)
@@ -1486,7 +1485,8 @@ class Reader:
         high, and a read that is black there is in doubt. A read with no window to look
         at again (a card inferred) is in doubt when red."""
         doubts = [False] * len(cards)
-        pyr, cast = self._pyr, self.cast
+        pyr = self._pyr
+        cast = None if pyr is None else pyr.cast
         if pyr is None or cast is None or int(np.argmax(cast)) != 2:
             return doubts
         red = [n for n, name in enumerate(names) if name[-1] in "HD"]
