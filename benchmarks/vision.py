@@ -22,13 +22,14 @@ and a near-white table, under a lamp's glare, with the dealer's hand still face 
 a hand printed on the felt (a pay table's art), with chips lying on the cards and with
 chips over index corners; with ``--exposure``, the first of those tables too dark, too
 bright, under a lamp's or the shade's colour cast and saved at a low JPEG quality
-(``EXPOSURES``); the first ``--lays`` with hands laid in each of ``synth.LAYS``
-(spread wide, laid apart), with how many hands were read whole; with ``--close-ups``, hands
-of those tables photographed up close (``synth.close_up``, magnified); with ``--up-close``,
-one to three hands photographed up close and drawn sharp (``synth.up_close``); and the
-median time for a 12-megapixel (4000x3000) photo. The baseline is the same network reading
-exhaustively (a window every 2 pixels, each window cut and read on its own): the ratio says
-what the one-pass strip reading buys. ``--enroll DESIGN`` instead measures ``vision
+(``EXPOSURES``), and on a light grey felt under both tungsten casts; the first ``--lays``
+with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands
+were read whole; with ``--close-ups``, hands of those tables photographed up close
+(``synth.close_up``, magnified); with ``--up-close``, one to three hands photographed up
+close and drawn sharp (``synth.up_close``); and the median time for a 12-megapixel
+(4000x3000) photo. The baseline is the same network reading exhaustively (a window every 2
+pixels, each window cut and read on its own): the ratio says what the one-pass strip
+reading buys. ``--enroll DESIGN`` instead measures ``vision
 enroll``: reads of photos of DESIGN before and after enrolling it from other labelled
 photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets: >= 99.5% right,
 no silent error, <= 150 ms per 1080p photo, <= 600 ms per 12 MP photo. """
@@ -405,6 +406,17 @@ def main(argv: list[str] | None = None) -> int:
                   for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.exposure)]
         for name, take in EXPOSURES.items():
             taken = [dataclasses.replace(sc, jpeg=take(sc.image, seed)) for sc, seed in tables]
+            times, results = run(reader, taken)
+            print(f"{row(name, totals(taken, results))} "
+                  f"{statistics.median(times) * 1000:10.0f}{said(taken, results)}")
+        # a warm lamp over a light grey felt: the felt and the cards both the lamp's colour
+        greys = [(compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
+                          felt=(0, 0, 160)), n * 100 + i)
+                 for n, deck in enumerate(HELD_OUT_DECKS) for i in range(args.exposure)]
+        for name, cast in (("grey felt, tungsten", "tungsten cast"),
+                           ("grey felt, stronger", "tungsten, stronger")):
+            taken = [dataclasses.replace(sc, jpeg=EXPOSURES[cast](sc.image, seed))
+                     for sc, seed in greys]
             times, results = run(reader, taken)
             print(f"{row(name, totals(taken, results))} "
                   f"{statistics.median(times) * 1000:10.0f}{said(taken, results)}")

@@ -20,7 +20,8 @@ SETTINGs change one thing for the run:
 - ``felt=0,0,160``: the felt's colour; ``c.KEY=v``: any other keyword of ``compose``;
 - ``exp=over``: the photo's exposure, white balance or compression gone wrong, as the first
   of ``benchmarks/vision.EXPOSURES`` whose name starts so (``under``, ``over``, ``tungsten``,
-  ``shade``, ``JPEG``); ``gains=0.9,1.2,0.8``: the photo's blue, green and red scaled so;
+  ``tungsten,_stronger``, ``shade``, ``JPEG``; blanks as _); ``gains=0.9,1.2,0.8``: the
+  photo's blue, green and red scaled so;
 - ``notes=1``: print each photo's hands and what it says to the dealer.
 """
 
@@ -82,7 +83,8 @@ def settings(args: list[str]) -> tuple[dict[str, Any], str | None, bool]:
         elif key == "notes":
             notes = text == "1"
         elif key == "exp":
-            kwargs["exposure"] = EXPOSURES[next(n for n in EXPOSURES if n.startswith(text))]
+            name = text.replace("_", " ")
+            kwargs["exposure"] = EXPOSURES[next(n for n in EXPOSURES if n.startswith(name))]
         elif key == "gains":
             gains = tuple(float(v) for v in text.split(","))
             kwargs["exposure"] = functools.partial(lambda img, seed, k: _lit(img, k), k=gains)

@@ -85,18 +85,30 @@ class Frame:
 SPECKLE = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
+@dataclass(frozen=True)
+class WhiteBy:
+    """How card-white is looked for where the photo leaves it open (``card_mask``).
+    ``bright``: on a table of little colour, whether whiteness is brightness (``GREY_FELT``;
+    None: the one the cards stand out by more). ``balance``: whether the photo is balanced
+    for a colour cast its whitest pixels show though they are the felt's own colour
+    (``cast_unsure``; None: not, as ``_balanced`` decides)."""
+
+    bright: bool | None = None
+    balance: bool | None = None
+
+
 def card_mask(work: np.ndarray, printed: np.ndarray | None = None,
               min_area: float | None = None,
               uncut: list[np.ndarray] | None = None,
-              bright: bool | None = None) -> np.ndarray:
+              white_by: WhiteBy = WhiteBy()) -> np.ndarray:
     """Card-white pixels (uint8 0/255) of a reduced BGR photo: bright and unsaturated,
     relative to the felt, whatever its colour and the light. ``printed``: pixels where
     the table's empty layout shows its print (``Layout.printed``), taken out. ``min_area``:
     the smallest region read (default: MIN_BLOB_SHARE of the copy). ``uncut``: given, the
     outline of each region the print cut took something from (``_print_cut``) is added
-    to it. ``bright``: on a table of little colour, whether whiteness is brightness
-    (``GREY_FELT``; None: the one the cards stand out by more)."""
-    score, shaded = _shaded_whiteness(work, bright)
+    to it. ``white_by``: how whiteness is measured where the photo leaves it open
+    (``WhiteBy``)."""
+    score, shaded = _shaded_whiteness(work, white_by)
     mask = _white(score, shaded=shaded)
     table = _table(mask)
     if table is not None:  # nor may the floor's white set how white a card must be
@@ -547,14 +559,17 @@ def _apart(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a / a.sum() - b / b.sum()).max())
 
 
-def _balanced(work: np.ndarray) -> np.ndarray:
-    """``work`` with its channels scaled so that its whitest pixels are grey, when they are
-    not (``CAST_RATIO``) and are not the felt's own brightest (``CAST_APART``); else
-    ``work`` itself."""
+def _cast_top(work: np.ndarray, balance: bool | None = None
+              ) -> tuple[np.ndarray, bool] | None:
+    """The whitest pixels' level in each channel (the cards' white, or the felt's
+    brightest), when they differ by more than ``CAST_RATIO`` (else None), and whether they
+    are the felt's own colour (``CAST_APART``). ``balance`` True: the photo is to be balanced
+    even where they are, so the unclipped pixels' level is taken wherever it can be
+    (``CAST_HELD``)."""
     sample = work[::4, ::4].reshape(-1, 3)
     top = np.array([_level(sample[:, c], 0.995) for c in range(3)]) + 1.0
     if top.max() / top.min() <= CAST_RATIO:
-        return work
+        return None
     middle = np.array([_level(sample[:, c], 0.5) for c in range(3)]) + 1.0
     held = sample[sample.max(axis=1) < CLIPPED] if top.max() > CLIPPED else sample[:0]
     if len(held) >= CAST_HELD:
@@ -562,13 +577,47 @@ def _balanced(work: np.ndarray) -> np.ndarray:
         # little of it: the cards less brightly lit, not clipped, say it all; but not
         # where those are the felt's own colour (a grey felt under a warm cast)
         unclipped = np.array([_level(held[:, c], 0.995) for c in range(3)]) + 1.0
-        if _apart(unclipped, middle) > CAST_APART:
+        if balance or _apart(unclipped, middle) > CAST_APART:
             top = unclipped
-    if _apart(top, middle) <= CAST_APART:
-        return work  # no cards whiter than the felt: its brightest are the felt's colour
+    return top, _apart(top, middle) <= CAST_APART
+
+
+def _balanced(work: np.ndarray, balance: bool | None = None) -> np.ndarray:
+    """``work`` with its channels scaled so that its whitest pixels are grey, when they are
+    not (``CAST_RATIO``); else ``work`` itself. Not where they are the felt's own colour
+    (``CAST_APART``) unless ``balance`` is True, nor ever where it is False."""
+    cast = None if balance is False else _cast_top(work, balance)
+    if cast is None or (cast[1] and not balance):
+        return work  # no cast, or no cards whiter than the felt: its brightest are its own
+    top = cast[0]
     out: np.ndarray = cv2.multiply(work, (*(top.max() / top).tolist(), 0.0),  # type: ignore[call-overload]
                                    dtype=cv2.CV_8U)
     return out
+
+
+def cast_unsure(work: np.ndarray) -> bool:
+    """Whether a photo's working copy (``reduce``) has a colour cast in its whitest pixels
+    that are the felt's own colour (``CAST_APART``): the brightest of a bare felt, or cards
+    on a grey or white table under a cast the camera did not balance, the felt and the
+    cards both the cast's colour. Which it is, only reading it tells (``reader.
+    BALANCE_BOTH``).
+
+    >>> grey = np.full((200, 300, 3), (65, 87, 169), np.uint8)  # a grey felt, a warm lamp
+    >>> cards = grey.copy()
+    >>> cards[50:150, 100:170] = (109, 148, 255)                 # white cards, red clipped
+    >>> cast_unsure(cards), cast_unsure(grey)
+    (True, True)
+    >>> green = np.full((200, 300, 3), (40, 120, 30), np.uint8)
+    >>> cast_unsure(green)                                       # a bare green felt
+    True
+    >>> green[50:150, 100:170] = 235
+    >>> cast_unsure(green)                                       # with cards on it
+    False
+    >>> _balanced(cards, True)[[0, 100], [0, 130]].tolist()     # balanced, both are grey
+    [[167, 168, 169], [255, 255, 255]]
+    """
+    cast = _cast_top(work)
+    return cast is not None and cast[1]
 
 
 #: Whiteness counts colour against a pixel so that a bright felt of any colour is not taken
@@ -599,11 +648,11 @@ def _grey_table(small: np.ndarray) -> bool:
     return float(felt.max() - felt.min()) < GREY_FELT * float(felt.max())
 
 
-def grey_table(work: np.ndarray) -> bool:
-    """Whether the table in a photo's working copy (``reduce``) has little colour
-    (``GREY_FELT``), so that card-white can be looked for by brightness too
-    (``card_mask``'s ``bright``)."""
-    return _grey_table(_eighth(_balanced(work)))
+def grey_table(work: np.ndarray, balance: bool | None = None) -> bool:
+    """Whether the table in a photo's working copy (``reduce``), balanced as ``WhiteBy``'s
+    ``balance`` says, has little colour (``GREY_FELT``), so that card-white can be looked
+    for by brightness too (``WhiteBy``'s ``bright``)."""
+    return _grey_table(_eighth(_balanced(work, balance)))
 
 
 def _standing_out(score: np.ndarray) -> float:
@@ -632,11 +681,12 @@ def _whiteness(work: np.ndarray) -> np.ndarray:
     return _shaded_whiteness(work)[0]
 
 
-def _shaded_whiteness(work: np.ndarray, bright: bool | None = None
+def _shaded_whiteness(work: np.ndarray, white_by: WhiteBy = WhiteBy()
                       ) -> tuple[np.ndarray, bool]:
-    """``_whiteness``, and whether a hard shadow lies across the felt; ``bright`` as
+    """``_whiteness``, and whether a hard shadow lies across the felt; ``white_by`` as
     ``card_mask`` takes it."""
-    balanced = _balanced(work)
+    balanced = _balanced(work, white_by.balance)
+    bright = white_by.bright
     b, g, r = cv2.split(balanced)
     lo = cv2.min(cv2.min(b, g), r)
     hi = cv2.max(cv2.max(b, g), r)
@@ -941,7 +991,7 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
                layout: Layout | None = None,
                white: list[tuple[np.ndarray, np.ndarray]] | None = None,
                other_cuts: list[OtherCut] | None = None,
-               bright: bool | None = None,
+               white_by: WhiteBy = WhiteBy(),
                reduced: tuple[np.ndarray, float] | None = None) -> list[Blob]:
     """Card regions. Hands that touch make one region that is not card-like: it is eroded
     until it falls apart into card-like regions (each grown back by the erosion); what still
@@ -951,11 +1001,11 @@ def find_blobs(image: np.ndarray, rejected: list[Blob] | None = None,
     (:func:`layout_in_frame`): its print is then no card-white. ``white``: given, the
     working copy (:func:`reduce`) and its card-white are added to it. ``other_cuts``:
     given, the rows of touching hands that another cut parts otherwise are added to it
-    (``_split_rows``). ``bright``: as ``card_mask`` takes it. ``reduced``: the working
+    (``_split_rows``). ``white_by``: as ``card_mask`` takes it. ``reduced``: the working
     copy and its scale, if made already (``reduce``: 59 ms for a 12 MP photo on this
     machine)."""
     left: list[Blob] = []
-    blobs = _card_regions(image, left, layout, white, other_cuts, bright, reduced)
+    blobs = _card_regions(image, left, layout, white, other_cuts, white_by, reduced)
     card_h = card_height(blobs)
     for b in left:
         if card_h is not None and lone_card(b, card_h):
@@ -1006,7 +1056,7 @@ def lone_card(blob: Blob, card_h: float, slack: float | None = None) -> bool:
 def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None,
                   white: list[tuple[np.ndarray, np.ndarray]] | None = None,
                   other_cuts: list[OtherCut] | None = None,
-                  bright: bool | None = None,
+                  white_by: WhiteBy = WhiteBy(),
                   reduced: tuple[np.ndarray, float] | None = None) -> list[Blob]:
     """``find_blobs`` but for lone cards set aside as not card-like."""
     work, s = reduce(image) if reduced is None else reduced
@@ -1014,7 +1064,7 @@ def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None
     found: list[Blob] = []
     cut: list[OtherCut] = []
     min_area = MIN_BLOB_SHARE * work.shape[0] * work.shape[1]
-    blobs, mask = _regions(work, s, printed, min_area, found, cut, bright)
+    blobs, mask = _regions(work, s, printed, min_area, found, cut, white_by)
     if white is not None:
         white.append((work, mask))
     card_h = card_height(blobs)
@@ -1036,16 +1086,16 @@ def _card_regions(image: np.ndarray, rejected: list[Blob], layout: Layout | None
     # the smallest region as in a photo WORK_SIDE pixels long, where cards are this size
     nominal = WORK_SIDE * WORK_SIDE * min(h, w) / max(h, w)
     return _regions(work, 1.0 / f, printed, MIN_BLOB_SHARE * nominal, rejected, other_cuts,
-                    bright)[0]
+                    white_by)[0]
 
 
 def _regions(work: np.ndarray, s: float, printed: np.ndarray | None, min_area: float,
              rejected: list[Blob] | None, other_cuts: list[OtherCut] | None = None,
-             bright: bool | None = None) -> tuple[list[Blob], np.ndarray]:
+             white_by: WhiteBy = WhiteBy()) -> tuple[list[Blob], np.ndarray]:
     """``find_blobs`` on the working copy ``work`` (the photo reduced ``s`` times), and
     its card-white."""
     uncut: list[np.ndarray] = []
-    mask = card_mask(work, printed, min_area, uncut, bright)
+    mask = card_mask(work, printed, min_area, uncut, white_by)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     # each region's card-like regions; a region of touching hands keeps the other ways it
     # can be parted, tried once the card height is known (``_parted``)

@@ -41,10 +41,12 @@ from .geometry import (
     Layout,
     OtherCut,
     Pyramid,
+    WhiteBy,
     aligned_blob,
     blob_sides,
     card_height,
     card_top,
+    cast_unsure,
     cut_strip,
     find_blobs,
     frame_scale,
@@ -289,6 +291,14 @@ WIDEN = True
 #: twice takes about twice as long (10 procedural photos, one core: near-white 301 against
 #: 143 ms, light grey 249 against 132 ms); a coloured felt is read once.
 GREY_BOTH = True
+#: Whether a photo whose whitest pixels show a colour cast but are the felt's own colour
+#: (``geometry.cast_unsure``: a bare felt's brightest, or cards on a grey table under a
+#: cast the camera did not balance, both neutral and so both the cast's colour) is read
+#: twice, as taken and balanced on its whitest pixels, and the better read kept as
+#: ``GREY_BOTH`` keeps it (as taken where the two read as well). Balanced, a bare coloured
+#: felt turns grey and its brightest pass for card-white; as taken, cards on a grey felt
+#: under a warm cast were not found at all, whole tables with nothing said.
+BALANCE_BOTH = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
 #: is parted the way whose parts read as more hands, three indices seen in each
@@ -849,9 +859,9 @@ class Reader:
         self.exhaustive = exhaustive
         #: within one ``read`` with a deck: the forward passes already run (``_Forwards``)
         self._memo: _Forwards | None = None
-        #: on a table of little colour, whether card-white is looked for by brightness
-        #: (``geometry.card_mask``; None: by what the cards stand out by more)
-        self.bright: bool | None = None
+        #: how card-white is looked for where the photo leaves it open (by brightness on a
+        #: table of little colour, balanced for a cast: ``geometry.WhiteBy``)
+        self.white_by = WhiteBy()
         #: within one ``read``: the photo's working copy and its scale (``geometry.reduce``)
         self._reduced: tuple[np.ndarray, float] | None = None
         self._forget_found()
@@ -995,7 +1005,7 @@ class Reader:
             white: list[tuple[np.ndarray, np.ndarray]] = []
             other_cuts = []
             blobs = find_blobs(image, self.unread, self.layout, white, other_cuts,
-                               self.bright, work)
+                               self.white_by, work)
             self.white = white[0]
             pyr.cast = clipped_cast(*self.white)
             if self._memo is not None:
@@ -1417,23 +1427,36 @@ class Reader:
         one the seat zones are drawn on), from where this one was taken or near it: its
         print is not taken for cards, and ``zones`` are then in its pixels (mapped to this
         photo's: scaled, or by the homography its print gives when the camera moved). On a
-        table of little colour, read with card-white found both ways (``GREY_BOTH``)."""
+        table of little colour, read with card-white found both ways (``GREY_BOTH``), and
+        where a colour cast may be the felt's own, as taken and balanced (``BALANCE_BOTH``)."""
         # the photo's working copy is made once for every use of it in this read (the
         # colour test, each read's regions, the layout's match; 59 ms at 12 MP)
         self._reduced = reduce(image)
         try:
-            if GREY_BOTH and self.bright is None and grey_table(self._reduced[0]):
-                # where the two find the same regions, their strips and windows are run once
-                shared = _Forwards()
-                reads = []
-                for bright in (True, False):
-                    reader = copy.copy(self)
-                    reader.bright, reader._memo = bright, shared.runs()
-                    reads.append(reader._read_checked(image, zones, empty))
-                return max(reads, key=_read_well)
-            return self._read_checked(image, zones, empty)
+            ways = self._white_ways(self._reduced[0])
+            if len(ways) == 1:
+                return self._read_checked(image, zones, empty)
+            # where two ways find the same regions, their strips and windows are run once
+            shared = _Forwards()
+            reads = []
+            for way in ways:
+                reader = copy.copy(self)
+                reader.white_by, reader._memo = way, shared.runs()
+                reads.append(reader._read_checked(image, zones, empty))
+            return max(reads, key=_read_well)  # the first of the best
         finally:
             self._reduced = None
+
+    def _white_ways(self, work: np.ndarray) -> list[WhiteBy]:
+        """The ways card-white is looked for in a photo (its working copy ``work``), each
+        read in turn (``BALANCE_BOTH``, ``GREY_BOTH``), as taken first."""
+        way = self.white_by
+        balances = [way.balance]
+        if BALANCE_BOTH and way.balance is None and cast_unsure(work):
+            balances.append(True)
+        return [replace(way, bright=bright, balance=balance) for balance in balances
+                for bright in ((True, False) if GREY_BOTH and way.bright is None
+                               and grey_table(work, balance) else (way.bright,))]
 
     def _read_checked(self, image: np.ndarray, zones: dict[str, Any] | None,
                       empty: np.ndarray | EmptyLayout | None) -> dict[str, Any]:

@@ -76,10 +76,9 @@ def test_a_hand_whose_region_rectangle_is_turned_is_read(
     # tuning photo no quadrilateral fitted
     monkeypatch.setattr(reader_module, "quad_blob", lambda blob: None)
     monkeypatch.setattr(reader_module, "find_blobs",
-                        lambda image, rejected=None, empty=None, white=None,
-                        other_cuts=None, bright=None, reduced=None: [
+                        lambda image, rejected, empty, white, other_cuts, white_by, reduced: [
                             turned(b, 12) for b in find(image, rejected, empty, white,
-                                                        bright=bright, reduced=reduced)])
+                                                        white_by=white_by, reduced=reduced)])
     right = {"along the cards": 0, "turned": 0}
     for seed in range(6):
         img, _ = hand_scene(faces, np.random.default_rng(seed), [parse_card(c) for c in names])
