@@ -559,18 +559,33 @@ def _apart(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a / a.sum() - b / b.sum()).max())
 
 
-def _cast_top(work: np.ndarray, balance: bool | None = None
-              ) -> tuple[np.ndarray, bool] | None:
-    """The whitest pixels' level in each channel (the cards' white, or the felt's
-    brightest), when they differ by more than ``CAST_RATIO`` (else None), and whether they
-    are the felt's own colour (``CAST_APART``). ``balance`` True: the photo is to be balanced
-    even where they are, so the unclipped pixels' level is taken wherever it can be
-    (``CAST_HELD``)."""
+@dataclass(frozen=True)
+class _Cast:
+    """A colour cast in a photo's whitest pixels (``_cast_top``)."""
+
+    #: their level in each channel, what the photo is balanced by
+    top: np.ndarray
+    #: whether they are the felt's own colour (``CAST_APART``): not balanced unless asked
+    felts: bool
+    #: whether they may be: the felt's own colour, or so in the channels the cast did not
+    #: clip (``cast_unsure``)
+    unsure: bool
+
+
+def _cast_top(work: np.ndarray, balance: bool | None = None) -> _Cast | None:
+    """The cast in the whitest pixels of a photo's working copy (the cards' white, or the
+    felt's brightest), when their channels differ by more than ``CAST_RATIO`` (else None).
+    ``balance`` True: the photo is to be balanced even where they are the felt's own
+    colour, so the unclipped pixels' level is taken wherever it can be (``CAST_HELD``)."""
     sample = work[::4, ::4].reshape(-1, 3)
     top = np.array([_level(sample[:, c], 0.995) for c in range(3)]) + 1.0
     if top.max() / top.min() <= CAST_RATIO:
         return None
     middle = np.array([_level(sample[:, c], 0.5) for c in range(3)]) + 1.0
+    kept = top <= CLIPPED
+    # the channels the cast did not clip: where their shares are the felt's, so are the
+    # cards' (a grey felt under a warm lamp: the clipped red alone sets them apart)
+    unsure = kept.sum() >= 2 and _apart(top[kept], middle[kept]) <= CAST_APART
     held = sample[sample.max(axis=1) < CLIPPED] if top.max() > CLIPPED else sample[:0]
     if len(held) >= CAST_HELD:
         # the cast clips the brightest channel of the cards' white, which then says too
@@ -579,7 +594,8 @@ def _cast_top(work: np.ndarray, balance: bool | None = None
         unclipped = np.array([_level(held[:, c], 0.995) for c in range(3)]) + 1.0
         if balance or _apart(unclipped, middle) > CAST_APART:
             top = unclipped
-    return top, _apart(top, middle) <= CAST_APART
+    felts = _apart(top, middle) <= CAST_APART
+    return _Cast(top, felts, felts or bool(unsure))
 
 
 def _balanced(work: np.ndarray, balance: bool | None = None) -> np.ndarray:
@@ -587,26 +603,28 @@ def _balanced(work: np.ndarray, balance: bool | None = None) -> np.ndarray:
     not (``CAST_RATIO``); else ``work`` itself. Not where they are the felt's own colour
     (``CAST_APART``) unless ``balance`` is True, nor ever where it is False."""
     cast = None if balance is False else _cast_top(work, balance)
-    if cast is None or (cast[1] and not balance):
+    if cast is None or (cast.felts and not balance):
         return work  # no cast, or no cards whiter than the felt: its brightest are its own
-    top = cast[0]
-    out: np.ndarray = cv2.multiply(work, (*(top.max() / top).tolist(), 0.0),  # type: ignore[call-overload]
+    out: np.ndarray = cv2.multiply(work, (*(cast.top.max() / cast.top).tolist(), 0.0),  # type: ignore[call-overload]
                                    dtype=cv2.CV_8U)
     return out
 
 
 def cast_unsure(work: np.ndarray) -> bool:
     """Whether a photo's working copy (``reduce``) has a colour cast in its whitest pixels
-    that are the felt's own colour (``CAST_APART``): the brightest of a bare felt, or cards
-    on a grey or white table under a cast the camera did not balance, the felt and the
-    cards both the cast's colour. Which it is, only reading it tells (``reader.
-    BALANCE_BOTH``).
+    that are the felt's own colour (``CAST_APART``), or are so in the channels the cast did
+    not clip: the brightest of a bare felt, or cards on a grey or white table under a cast
+    the camera did not balance, the felt and the cards both the cast's colour. Which it is,
+    only reading it tells (``reader.BALANCE_BOTH``).
 
     >>> grey = np.full((200, 300, 3), (65, 87, 169), np.uint8)  # a grey felt, a warm lamp
     >>> cards = grey.copy()
     >>> cards[50:150, 100:170] = (109, 148, 255)                 # white cards, red clipped
     >>> cast_unsure(cards), cast_unsure(grey)
     (True, True)
+    >>> cards[50:150, 100:170] = (150, 200, 255)  # apart by their red only, which is clipped
+    >>> cast_unsure(cards)
+    True
     >>> green = np.full((200, 300, 3), (40, 120, 30), np.uint8)
     >>> cast_unsure(green)                                       # a bare green felt
     True
@@ -617,7 +635,7 @@ def cast_unsure(work: np.ndarray) -> bool:
     [[167, 168, 169], [255, 255, 255]]
     """
     cast = _cast_top(work)
-    return cast is not None and cast[1]
+    return cast is not None and cast.unsure
 
 
 #: Whiteness counts colour against a pixel so that a bright felt of any colour is not taken

@@ -92,23 +92,26 @@ def test_a_table_under_a_warm_lamp_reads_no_black_card_as_red(
     assert not any(_warm_notes(reader.read(as_taken)).values())
 
 
+@pytest.mark.parametrize("seed", [920003, 920029])
 def test_cards_on_a_grey_table_under_a_warm_lamp_are_found(
-        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+        reader: Reader, monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
     """A light grey felt and white cards under the stronger warm lamp are both the lamp's
-    colour: the cards' white could not be told from the felt's own brightest, the photo
-    was not balanced, and procedural tuning table 920003 was read as an empty table, 24
-    cards missed with nothing said. Read as taken and balanced (``BALANCE_BOTH``), every
-    card is found."""
-    scene = compose({"proc": procedural_deck(920003)}, 920003, seats=7, felt=(0, 0, 160))
+    colour. On procedural tuning table 920003 the cards' white could not be told from the
+    felt's own brightest, the photo was not balanced and was read as an empty table, 24
+    cards missed with nothing said; on 920029 it differs from the felt only in red, which
+    the lamp clips, the photo was balanced on that clipped white, and a hand in its darker
+    corner went unfound. Read as taken and balanced (``BALANCE_BOTH``), every card is
+    found."""
+    scene = compose({"proc": procedural_deck(seed)}, seed, seats=7, felt=(0, 0, 160))
     jpeg = cv2.imencode(".jpg", _lit(scene.image, (0.5, 0.8, 1.4)),
                         [cv2.IMWRITE_JPEG_QUALITY, 85])[1]
     photo = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
     assert cast_unsure(reduce(photo)[0])
     right, silent, total = _match(reader.read(photo), scene.truth()["cards"])
     assert (silent, total) == (0, 24)
-    assert right >= 22
+    assert right >= 23
     monkeypatch.setattr(reader_module, "BALANCE_BOTH", False)
-    assert reader.read(photo)["cards"] == []  # the photo as taken shows no card-white
+    assert len(reader.read(photo)["cards"]) == (0 if seed == 920003 else 21)
 
 
 def test_a_coloured_felt_with_cards_is_read_once(reader: Reader) -> None:
