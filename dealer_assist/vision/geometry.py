@@ -89,9 +89,9 @@ SPECKLE = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 class WhiteBy:
     """How card-white is looked for where the photo leaves it open (``card_mask``).
     ``bright``: on a table of little colour, whether whiteness is brightness (``GREY_FELT``;
-    None: the one the cards stand out by more). ``balance``: whether the photo is balanced
-    for a colour cast its whitest pixels show though they are the felt's own colour
-    (``cast_unsure``; None: not, as ``_balanced`` decides)."""
+    None: the one the cards stand out by more). ``balance``: True, the photo is balanced on
+    its whitest pixels even where they are the felt's own colour (``cast_unsure``); False,
+    never; None, as ``_balanced`` decides."""
 
     bright: bool | None = None
     balance: bool | None = None

@@ -293,28 +293,27 @@ WIDEN = True
 GREY_BOTH = True
 #: Whether a photo whose whitest pixels show a colour cast but are the felt's own colour, or
 #: are so in the channels the cast did not clip (``geometry.cast_unsure``: a bare felt's
-#: brightest, or cards on a grey table under a cast the camera did not balance, both
-#: neutral and so both the cast's colour), is read
-#: twice, as taken and balanced on its whitest pixels, and the better read kept as
-#: ``GREY_BOTH`` keeps it (as taken where the two read as well). Balanced, a bare coloured
-#: felt turns grey and its brightest pass for card-white; as taken, cards on a grey felt
-#: under a warm cast were not found at all, whole tables with nothing said. 2026-12-07,
-#: 30 tuning photos each, right / cards missed with nothing said near them / sure, before
-#: -> after: light grey felt under the stronger warm cast (``benchmarks/vision.EXPOSURES``),
-#: procedural decks 430 / 232 / 211 -> 675 / 0 / 386, training designs 473 / 214 / 283 ->
-#: 706 / 0 / 463; under the tungsten cast 559 / 70 / 346 -> 688 / 0 / 449; under the shade
-#: cast 659 / 23 / 445 -> 698 / 0 / 487; a near-white table under the tungsten cast 444 /
-#: 120 / 253 -> 612 / 15 / 386, under the stronger 314 / 304 / 153 -> 580 / 19 / 321 (the
-#: felt's own white clipped too). The tuning sets without a cast: 9 of 660 photos are read
-#: both ways (light grey 3, in a hard shadow 4, near-white 2), 16 cards more right and 29
-#: more sure, no photo worse. Of cards on a coloured felt, only under a cast and only a few
-#: (tungsten and stronger casts 9 of 60 photos each, shade 3), read as before but for the
-#: shade cast's procedural decks, 699 -> 702 right; no photo of 11 sets without a cast;
-#: bare felts read as before (no card, the same notes). Held out (``--exposure 5``): light
-#: grey felt under the tungsten cast 82.78% / 20 silent -> 96.94% / 0, under the stronger
-#: 88.89% / 27 -> 95.83% / 0; every other row the same. Such a photo is read three times
-#: (as taken once; balanced, its felt then grey, twice by ``GREY_BOTH``): median 176 -> 530
-#: and 340 -> 562 ms at 1080p.
+#: brightest, or cards on a grey table under a cast the camera did not balance, both neutral
+#: and so both the cast's colour), is read twice, as taken and balanced on its whitest
+#: pixels, and the better read kept as ``GREY_BOTH`` keeps it (as taken where the two read
+#: as well). Balanced, a bare coloured felt turns grey and its brightest pass for
+#: card-white; as taken, cards on a grey felt under a warm cast were not found at all, whole
+#: tables with nothing said. 2026-12-07, 30 tuning photos each, right / cards missed with
+#: nothing said near them / sure, before -> after: light grey felt under the stronger warm
+#: cast (``benchmarks/vision.EXPOSURES``), procedural decks 430 / 232 / 211 -> 675 / 0 /
+#: 386, training designs 473 / 214 / 283 -> 706 / 0 / 463; under the tungsten cast 559 / 70
+#: / 346 -> 688 / 0 / 449; under the shade cast 659 / 23 / 445 -> 698 / 0 / 487; a
+#: near-white table under the tungsten cast 444 / 120 / 253 -> 612 / 15 / 386, under the
+#: stronger 314 / 304 / 153 -> 580 / 19 / 321 (the felt's own white clipped too). The tuning
+#: sets without a cast: 9 of 660 photos are read both ways (light grey 3, in a hard shadow
+#: 4, near-white 2), 16 cards more right and 29 more sure, no photo worse. Of cards on a
+#: coloured felt, only under a cast and only a few (tungsten and stronger casts 9 of 60
+#: photos each, shade 3), read as before but for the shade cast's procedural decks, 699 ->
+#: 702 right; no photo of the 8 sets without one; bare felts read as before (no card, the
+#: same notes). Held out (``--exposure 5``): light grey felt under the tungsten cast 82.78%
+#: / 20 silent -> 96.94% / 0, under the stronger 88.89% / 27 -> 95.83% / 0; every other row
+#: the same. Such a photo is read three or four times (each way twice where its felt is
+#: grey, ``GREY_BOTH``): median 176 -> 530 and 340 -> 562 ms at 1080p.
 BALANCE_BOTH = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
