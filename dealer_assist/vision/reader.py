@@ -15,8 +15,9 @@ with a strong runner-up: ``RUNNER_UP``), every read that shared a card (and a ca
 seen twice), a card whose index was not seen (read where its hand's spread puts it) and a
 hand that is not exactly three cards are listed in ``needs_confirmation``. An item there
 with a ``"region"`` (four corners) names a place in the photo: cards that could not be
-read, or, with ``"face_down": true``, a hand lying face down (``FACE_DOWN_PAPER``; it is in
-``hands``, seated, with no cards).
+read, a hand only another way of reading the photo saw (``OTHERWISE_NOTE``), or, with
+``"face_down": true``, a hand lying face down (``FACE_DOWN_PAPER``; it is in ``hands``,
+seated, with no cards).
 """
 
 from __future__ import annotations
@@ -162,6 +163,20 @@ WARM_NOTE = ("the light is warm and the camera did not balance it (the cards' wh
 #: (the one value tried: the stronger cast's paper measured 0.40-0.49 blue to red where
 #: about 0.31-0.36 is so, a third higher).
 WARM_MORE = 1.3
+#: Where a photo is read more than one way (``GREY_BOTH``, ``BALANCE_BOTH``), the cards of a
+#: hand another way read that lie farther than OTHERWISE_NEAR card heights from every card
+#: of the read kept, and from every place it sends unread, are a place the dealer is sent to
+#: check: the read kept may have missed a hand there, and nothing else would say so.
+#: 2026-12-07, procedural tuning tables 920000-920029 (cards missed with nothing said near
+#: them; notes; of them over no card): a near-white table under the tungsten cast 15 -> 3;
+#: 10, 3; under the stronger cast 19 -> 16; 12, 5; a grey felt under it 0 -> 0; 1, 1; a
+#: near-white table (no cast) 3 -> 3; 1, 0. Reads, and so right and sure, are unchanged. At
+#: 1.0 card heights, hands beside a missed one hid it (near-white, tungsten: 6 left).
+OTHERWISE_NEAR = 0.5
+#: ... only where its cards with none of the read kept at their places are two or more (or
+#: all of a hand of one) and lie within OTHERWISE_SPAN card heights of each other.
+OTHERWISE_SPAN = 2.5
+OTHERWISE_NOTE = "read another way, the photo shows a hand here that was not read: check it"
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
               "something (the layout's pay table, the back of a face-down card) are not "
@@ -1459,7 +1474,10 @@ class Reader:
                 reader = copy.copy(self)
                 reader.white_by, reader._memo = way, shared.runs()
                 reads.append(reader._read_checked(image, zones, empty))
-            return max(reads, key=_read_well)  # the first of the best
+            kept = max(reads, key=_read_well)  # the first of the best
+            kept["needs_confirmation"] += seen_otherwise(
+                kept, [r for r in reads if r is not kept])
+            return kept
         finally:
             self._reduced = None
 
@@ -1726,6 +1744,69 @@ def deck_doubts(cards: list[dict[str, Any]], alone: list[dict[str, Any]]) -> lis
         out.append({"hand": c["hand"], "seat": c["seat"], "card": c["card"],
                     "reason": f"the table's enrolled deck reads {c['card']} here; the card "
                               f"model alone reads {said}"})
+    return out
+
+
+def _card_places(cards: list[dict[str, Any]]) -> tuple[np.ndarray, float | None]:
+    """The centres of scan-result cards, and their median height (None without cards)."""
+    corners = np.array([c["corners"] for c in cards], np.float64).reshape(-1, 4, 2)
+    if not len(corners):
+        return np.zeros((0, 2)), None
+    return corners.mean(axis=1), float(np.median(
+        np.linalg.norm(corners[:, 3] - corners[:, 0], axis=1)))
+
+
+def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]]
+                   ) -> list[dict[str, Any]]:
+    """Notes for ``kept``, one photo's read, of each hand one of the ``others`` (the same
+    photo read other ways) read where ``kept`` has no card nor unread place near it
+    (``OTHERWISE_NEAR``): the place of that hand's cards, for the dealer to check.
+
+    >>> def card(x, hand):
+    ...     return {"card": "AS", "hand": hand, "corners": [[x, 0], [x + 70, 0],
+    ...                                                     [x + 70, 100], [x, 100]]}
+    >>> kept = {"cards": [card(0, 0), card(20, 0), card(40, 0)], "needs_confirmation": []}
+    >>> other = {"cards": [card(10, 0), card(30, 0), card(500, 1), card(520, 1)]}
+    >>> [n["region"] for n in seen_otherwise(kept, [other])]   # hand 1 only
+    [[[500.0, 0.0], [590.0, 0.0], [590.0, 100.0], [500.0, 100.0]]]
+    >>> seen_otherwise(kept, [kept])
+    []
+    """
+    places, card_h = _card_places(kept["cards"])
+    regions: list[np.ndarray] = [np.asarray(n["region"], np.float32).reshape(-1, 1, 2)
+                                 for n in kept["needs_confirmation"] if "region" in n]
+    notes: list[dict[str, Any]] = []
+    for other in others:
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        for i, c in enumerate(other["cards"]):  # a card in no hand is a group of its own
+            groups.setdefault(("hand", c["hand"]) if c["hand"] is not None else i,
+                              []).append(c)
+        for cards in groups.values():
+            centres, h = _card_places(cards)
+            h = card_h or h or 0.0
+            reach = OTHERWISE_NEAR * h
+            new = [c for c, p in zip(cards, centres, strict=True)
+                   if float(np.linalg.norm(places - p, axis=1).min(initial=np.inf)) > reach
+                   and not any(cv2.pointPolygonTest(r, (float(p[0]), float(p[1])), True)
+                               >= -reach for r in regions)]
+            if len(new) < min(2, len(cards)):
+                continue  # the read kept has this hand, or most of it
+            box = cv2.boxPoints(cv2.minAreaRect(
+                np.array([c["corners"] for c in new], np.float32).reshape(-1, 2)))
+            if max(cv2.minAreaRect(box)[1]) > OTHERWISE_SPAN * h:
+                continue  # cards far apart: not a hand's place
+            regions.append(box.reshape(-1, 1, 2))  # told once, whichever read saw it
+            notes.append({"hand": None, "seat": None, "card": None,
+                          "reason": OTHERWISE_NOTE, "region": _points(_upright(box))})
+    return notes
+
+
+def _upright(box: np.ndarray) -> np.ndarray:
+    """A rectangle's four corners from its top left, clockwise on screen (y down)."""
+    start = int(np.argmin(box.sum(axis=1)))
+    out: np.ndarray = np.roll(box, -start, axis=0)
+    if out[1][0] < out[3][0]:  # the next corner is below, not to the right: turn about
+        out = out[[0, 3, 2, 1]]
     return out
 
 
