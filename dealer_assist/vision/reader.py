@@ -170,12 +170,14 @@ WARM_MORE = 1.3
 #: 2026-12-07, procedural tuning tables 920000-920029 (cards missed with nothing said near
 #: them; notes; of them over no card): a near-white table under the tungsten cast 15 -> 3;
 #: 10, 3; under the stronger cast 19 -> 16; 12, 5; a grey felt under it 0 -> 0; 1, 1; a
-#: near-white table (no cast) 3 -> 3; 1, 0. Reads, and so right and sure, are unchanged. At
-#: 1.0 card heights, hands beside a missed one hid it (near-white, tungsten: 6 left).
+#: near-white table (no cast) 3 -> 3; 1, 0; a light grey felt 0; 0, 0, in a hard shadow 0;
+#: 2, 2. Reads, and so right and sure, are unchanged. At 1.0 card heights, hands beside a
+#: missed one hid it (near-white, tungsten: 6 left).
 OTHERWISE_NEAR = 0.5
 #: ... only where its cards with none of the read kept at their places are two or more (or
 #: all of a hand of one) and lie within OTHERWISE_SPAN card heights of each other.
 OTHERWISE_SPAN = 2.5
+#: ... and what the dealer is told of such a place.
 OTHERWISE_NOTE = "read another way, the photo shows a hand here that was not read: check it"
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
@@ -1760,7 +1762,8 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]]
                    ) -> list[dict[str, Any]]:
     """Notes for ``kept``, one photo's read, of each hand one of the ``others`` (the same
     photo read other ways) read where ``kept`` has no card nor unread place near it
-    (``OTHERWISE_NEAR``): the place of that hand's cards, for the dealer to check.
+    (``OTHERWISE_NEAR``, ``OTHERWISE_SPAN``): the place of those cards, for the dealer to
+    check.
 
     >>> def card(x, hand):
     ...     return {"card": "AS", "hand": hand, "corners": [[x, 0], [x + 70, 0],
