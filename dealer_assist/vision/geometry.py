@@ -419,8 +419,17 @@ def _level(values: np.ndarray, share: float) -> float:
     >>> _level(np.arange(200, dtype=np.uint8), 0.5)   # 0..99 are half of them
     99.0
     """
+    return _levels(values, (share,))[0]
+
+
+def _levels(values: np.ndarray, shares: tuple[float, ...]) -> list[float]:
+    """``_level`` at each of ``shares``, counting ``values`` once.
+
+    >>> _levels(np.arange(200, dtype=np.uint8), (0.5, 0.995))
+    [99.0, 198.0]
+    """
     counts = np.cumsum(np.bincount(values.ravel(), minlength=256))
-    return float(np.searchsorted(counts, share * counts[-1]))
+    return [float(v) for v in np.searchsorted(counts, np.array(shares) * counts[-1])]
 
 
 def _whitest(score: np.ndarray) -> float:
@@ -578,10 +587,9 @@ def _cast_top(work: np.ndarray, balance: bool | None = None) -> _Cast | None:
     ``balance`` True: the photo is to be balanced even where they are the felt's own
     colour, so the unclipped pixels' level is taken wherever it can be (``CAST_HELD``)."""
     sample = work[::4, ::4].reshape(-1, 3)
-    top = np.array([_level(sample[:, c], 0.995) for c in range(3)]) + 1.0
+    top, middle = np.array([_levels(sample[:, c], (0.995, 0.5)) for c in range(3)]).T + 1.0
     if top.max() / top.min() <= CAST_RATIO:
         return None
-    middle = np.array([_level(sample[:, c], 0.5) for c in range(3)]) + 1.0
     kept = top <= CLIPPED
     # the channels the cast did not clip: where their shares are the felt's, so are the
     # cards' (a grey felt under a warm lamp: the clipped red alone sets them apart)
@@ -861,7 +869,7 @@ def reduce(image: np.ndarray) -> tuple[np.ndarray, float]:
 def _blob(c: np.ndarray, s: float, grow: float = 0.0) -> Blob:
     (cx, cy), (rw, rh), ang = cv2.minAreaRect(c)
     box = cv2.boxPoints(((cx, cy), (rw + 2 * grow, rh + 2 * grow), ang))
-    corners = _clockwise(np.asarray(box, np.float32)) / s
+    corners = clockwise(np.asarray(box, np.float32)) / s
     area = cv2.contourArea(c) + grow * 2 * (rw + rh)
     hull = np.asarray(cv2.convexHull(c).reshape(-1, 2), np.float32) / s
     return Blob(corners, area / (s * s), (cx / s, cy / s), hull)
@@ -889,7 +897,9 @@ def joined_blob(a: Blob, b: Blob) -> Blob:
     return replace(_blob(pts, 1.0), area=a.area + b.area)
 
 
-def _clockwise(pts: np.ndarray) -> np.ndarray:
+def clockwise(pts: np.ndarray) -> np.ndarray:
+    """The corners of a convex outline in order around their centre, clockwise on screen
+    (y down), from the first past its left going up (the order a region's corners have)."""
     centre = pts.mean(axis=0)
     order = np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))
     return np.asarray(pts[order], np.float32)
@@ -912,7 +922,7 @@ def quad_blob(blob: Blob) -> Blob | None:
     hull_area = cv2.contourArea(hull)
     if not 0.85 * hull_area <= cv2.contourArea(quad.reshape(-1, 1, 2)) <= 1.25 * hull_area:
         return None
-    return Blob(_clockwise(np.asarray(quad, np.float32)), blob.area, blob.centre, blob.hull)
+    return Blob(clockwise(np.asarray(quad, np.float32)), blob.area, blob.centre, blob.hull)
 
 
 def widened(blob: Blob, k: int, by: float, others: list[np.ndarray],
@@ -1320,7 +1330,7 @@ def aligned_blob(pyr: Pyramid, blob: Blob) -> Blob | None:
     grow = max(0.0, (sum(blob_sides(blob)) - hw - hh) / 4)
     (lx0, ly0), (lx1, ly1) = local.min(axis=0) - grow, local.max(axis=0) + grow
     box = np.array([[lx0, ly0], [lx1, ly0], [lx1, ly1], [lx0, ly1]]) @ basis.T
-    return Blob(_clockwise(np.asarray(box, np.float32)), blob.area, blob.centre, blob.hull)
+    return Blob(clockwise(np.asarray(box, np.float32)), blob.area, blob.centre, blob.hull)
 
 
 #: The rim of a region left out of what it shows (``region_shows``), as a share of its

@@ -48,6 +48,7 @@ from .geometry import (
     card_height,
     card_top,
     cast_unsure,
+    clockwise,
     cut_strip,
     find_blobs,
     frame_scale,
@@ -1794,23 +1795,15 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]]
                                >= -reach for r in regions)]
             if len(new) < min(2, len(cards)):
                 continue  # the read kept has this hand, or most of it
-            box = cv2.boxPoints(cv2.minAreaRect(
-                np.array([c["corners"] for c in new], np.float32).reshape(-1, 2)))
-            if max(cv2.minAreaRect(box)[1]) > OTHERWISE_SPAN * h:
+            rect = cv2.minAreaRect(
+                np.array([c["corners"] for c in new], np.float32).reshape(-1, 2))
+            if max(rect[1]) > OTHERWISE_SPAN * h:
                 continue  # cards far apart: not a hand's place
+            box = clockwise(cv2.boxPoints(rect))
             regions.append(box.reshape(-1, 1, 2))  # told once, whichever read saw it
             notes.append({"hand": None, "seat": None, "card": None,
-                          "reason": OTHERWISE_NOTE, "region": _points(_upright(box))})
+                          "reason": OTHERWISE_NOTE, "region": _points(box)})
     return notes
-
-
-def _upright(box: np.ndarray) -> np.ndarray:
-    """A rectangle's four corners from its top left, clockwise on screen (y down)."""
-    start = int(np.argmin(box.sum(axis=1)))
-    out: np.ndarray = np.roll(box, -start, axis=0)
-    if out[1][0] < out[3][0]:  # the next corner is below, not to the right: turn about
-        out = out[[0, 3, 2, 1]]
-    return out
 
 
 def _read_well(result: dict[str, Any]) -> tuple[int, int]:
