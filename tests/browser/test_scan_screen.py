@@ -305,7 +305,9 @@ def test_a_portrait_phone_photo(page: Any, live_server: LiveServer, tmp_path: Pa
 def test_a_blurred_photo_is_said_to_be(page: Any, live_server: LiveServer,
                                        tmp_path: Path) -> None:
     """A photo taken with the tablet moving: what was read is shown all the same, with a
-    note telling the dealer it is blurred and to take it again."""
+    note telling the dealer it is blurred and to take it again; placed, the note waits
+    above the seats (the note listed in the dialog was once taken for a seat's box, and
+    placing the cards failed with a script error)."""
     from dealer_assist.vision.synth import stored_in
 
     set_zones(live_server.floor, json.loads((SAMPLES / "scene_2.json").read_text())["zones"])
@@ -317,6 +319,8 @@ def test_a_blurred_photo_is_said_to_be(page: Any, live_server: LiveServer,
     expect(page.locator(".scan-reasons li").first).to_contain_text("the photo is blurred")
     expect(page.locator("[data-testid=scan-count]")).to_contain_text("1 note")
     shot(page, "scan-08-blurred-photo")
+    page.click("[data-testid=scan-use]")
+    expect(page.locator("[data-testid=scan-general]")).to_contain_text("the photo is blurred")
 
 
 def test_a_file_that_is_not_a_photo(page: Any, live_server: LiveServer,
@@ -546,3 +550,4 @@ def test_a_seat_with_a_bet_and_no_hand_read_is_named(page: Any, live_server: Liv
     shot(page, "scan-14-a-seat-with-a-bet-and-no-hand")
     page.click("[data-testid=scan-general-ok]")
     expect(general).to_have_count(0)
+

@@ -341,7 +341,7 @@
     }
     const reasons = el("ul", "scan-reasons");
     // what is said of the whole photo first (blurred, no seat zones): it bears on every read
-    for (const item of general) reasons.append(el("li", "scan-note", item.reason));
+    for (const item of general) reasons.append(el("li", "scan-photo-note", item.reason));
     for (const [i, d] of byHand) {
       const hand = data.hands[i];
       const key = hand ? handKey(hand.seat) : null;
@@ -469,7 +469,7 @@
   }
 
   function renderNotes() {
-    for (const box of document.querySelectorAll(".scan-note")) {
+    for (const box of document.querySelectorAll(".scan-note[data-scan-note]")) {
       const key = box.dataset.scanNote;
       const hand = $(`.hand[data-hand="${key}"]`);
       const cards = pendingCards(key);
