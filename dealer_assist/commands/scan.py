@@ -59,11 +59,32 @@ def _print_table(result: dict[str, Any]) -> None:
     items = sorted(result["needs_confirmation"], key=lambda item: item["hand"] is not None)
     for item in items:
         if item["hand"] is None:
-            console.print(f"[bold yellow]note[/]: {item['reason']}")
+            console.print(f"[bold yellow]note[/]{_where(item)}: {item['reason']}")
             continue
         card = f" {item['card']}" if item.get("card") else ""
         console.print(f"[yellow]confirm[/]{card} hand {item['hand']} (seat {item['seat']}): "
                       f"{item['reason']}")
+
+
+def _where(note: dict[str, Any]) -> str:
+    """Where in the photo a note of no hand points, as the dealer finds it: its seat, and
+    the centre of its region in the photo's pixels ("" for a note of the whole photo).
+
+    >>> _where({"seat": 4, "region": [[800, 60], [900, 60], [900, 110], [800, 110]]})
+    ' (seat 4, around x 850 y 85)'
+    >>> _where({"seat": None, "region": [[0, 0], [10, 0], [10, 10], [0, 10]]})
+    ' (around x 5 y 5)'
+    >>> _where({"seat": None})
+    ''
+    """
+    if "region" not in note:
+        return ""
+    xs, ys = zip(*note["region"], strict=True)
+    around = f"around x {sum(xs) / len(xs):.0f} y {sum(ys) / len(ys):.0f}"
+    seat = note.get("seat")
+    if seat is None:
+        return f" ({around})"
+    return f" ({'the dealer' if seat == 'dealer' else f'seat {seat}'}, {around})"
 
 
 def _table_record(name: str, database_url: str | None) -> tuple[object, int, str | None]:

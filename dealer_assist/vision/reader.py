@@ -1472,14 +1472,19 @@ class Reader:
                 return self._read_checked(image, zones, empty)
             # where two ways find the same regions, their strips and windows are run once
             shared = _Forwards()
-            reads = []
+            readers, reads = [], []
             for way in ways:
                 reader = copy.copy(self)
                 reader.white_by, reader._memo = way, shared.runs()
+                readers.append(reader)
                 reads.append(reader._read_checked(image, zones, empty))
-            kept = max(reads, key=_read_well)  # the first of the best
-            kept["needs_confirmation"] += seen_otherwise(
-                kept, [r for r in reads if r is not kept])
+            k = max(range(len(reads)), key=lambda i: _read_well(reads[i]))  # first of the best
+            kept = reads[k]
+            notes = seen_otherwise(kept, [r for r in reads if r is not kept])
+            if zones and empty is not None:
+                zones = readers[k]._zones_seen(zones, [])  # as the read kept saw them
+            seat_regions(notes, zones)
+            kept["needs_confirmation"] += notes
             return kept
         finally:
             self._reduced = None
@@ -1510,6 +1515,7 @@ class Reader:
         reader = copy.copy(self)
         reader._memo = _Forwards() if self._memo is None else self._memo.runs()
         result = reader._read(image, zones, empty)
+        self.layout = reader.layout  # as a read without a deck leaves it: the photo's
         alone = reader.with_deck(None)._read(image, zones, empty)["cards"]
         result["needs_confirmation"] += deck_doubts(result["cards"], alone)
         return result
@@ -1715,6 +1721,7 @@ class Reader:
             confirm.append({"hand": None, "seat": None, "card": None,
                             "reason": "cards here could not be read",
                             "region": _points(blob.corners)})
+        seat_regions(confirm, zones)
         if self._blurred(image, out_cards):
             confirm.append({"hand": None, "seat": None, "card": None, "reason": BLURRED_NOTE})
         h, w = image.shape[:2]
@@ -1986,6 +1993,44 @@ def _fit_circle(pts: np.ndarray) -> tuple[np.ndarray, float, float]:
     return c, r, resid
 
 
+def zone_seat(point: tuple[float, float], zones: dict[str, Any]) -> Seat:
+    """The seat whose zone (``{"1": [[x, y], ...], ..., "dealer": [...]}``) holds ``point``:
+    the one it lies deepest in where zones overlap; None outside every zone.
+
+    >>> zones = {"1": [[0, 0], [100, 0], [100, 100], [0, 100]],
+    ...          "dealer": [[80, 0], [300, 0], [300, 100], [80, 100]]}
+    >>> [zone_seat(p, zones) for p in ((10, 50), (95, 50), (200, 50), (400, 50))]
+    [1, 'dealer', 'dealer', None]
+    """
+    best: tuple[float, str] | None = None
+    for key, poly in zones.items():
+        d = cv2.pointPolygonTest(np.asarray(poly, np.float32).reshape(-1, 1, 2),
+                                 (float(point[0]), float(point[1])), True)
+        if d >= 0 and (best is None or d > best[0]):
+            best = (d, key)
+    if best is None:
+        return None
+    return "dealer" if best[1] == "dealer" else int(best[1])
+
+
+def seat_regions(notes: list[dict[str, Any]], zones: dict[str, Any] | None) -> None:
+    """Give each note of a place in the photo that no hand holds (cards not read, a hand
+    only another read saw) the seat whose zone holds the place's centre, so the dealer is
+    told where to look; none without seat zones (seats along the arc are the hands').
+
+    >>> notes = [{"hand": None, "seat": None, "region": [[0, 0], [20, 0], [20, 30], [0, 30]]},
+    ...          {"hand": None, "seat": None, "reason": "the photo is blurred"}]
+    >>> seat_regions(notes, {"3": [[0, 0], [100, 0], [100, 100], [0, 100]]})
+    >>> [n["seat"] for n in notes]
+    [3, None]
+    """
+    if not zones:
+        return
+    for note in notes:
+        if note.get("hand") is None and note.get("seat") is None and "region" in note:
+            note["seat"] = zone_seat(tuple(np.mean(note["region"], axis=0)), zones)
+
+
 def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
                  confirm: list[dict[str, Any]]) -> None:
     """Seat each hand: by the seat zones when given (``{"1": [[x, y], ...], ...,
@@ -1994,19 +2039,11 @@ def assign_seats(hands: list[Hand], zones: dict[str, Any] | None,
     if not hands:
         return
     if zones:
-        polys = {k: np.asarray(v, np.float32).reshape(-1, 1, 2) for k, v in zones.items()}
         for i, h in enumerate(hands):
-            best: tuple[float, str] | None = None
-            for key, poly in polys.items():
-                d = cv2.pointPolygonTest(poly, h.centre, True)
-                if d >= 0 and (best is None or d > best[0]):
-                    best = (d, key)
-            if best is None:
-                h.seat = None
+            h.seat = zone_seat(h.centre, zones)
+            if h.seat is None:
                 confirm.append({"hand": i, "seat": None, "card": None,
                                 "reason": "hand is outside every seat zone"})
-            else:
-                h.seat = "dealer" if best[1] == "dealer" else int(best[1])
         return
     dealt = [i for i, h in enumerate(hands) if not h.small]
     pts = np.array([h.centre for h in hands], float)

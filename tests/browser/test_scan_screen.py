@@ -551,3 +551,34 @@ def test_a_seat_with_a_bet_and_no_hand_read_is_named(page: Any, live_server: Liv
     page.click("[data-testid=scan-general-ok]")
     expect(general).to_have_count(0)
 
+
+def test_a_place_to_check_is_named_by_its_seat(page: Any, live_server: LiveServer,
+                                              tmp_path: Path) -> None:
+    """A near-white table under a warm lamp, its seat zones drawn: three hands only the
+    photo read another way saw are places to check, drawn over the photo and listed by
+    the seat whose zone holds each (as the banner lists them once the cards are placed)."""
+    import sys
+
+    pytest.importorskip("PIL")  # the procedural deck's fonts are drawn with Pillow
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+    from vision_decks import procedural_deck
+
+    from dealer_assist.vision.reader import OTHERWISE_NOTE
+    from dealer_assist.vision.synth import compose
+
+    scene = compose({"proc": procedural_deck(920016)}, 920016, seats=7, felt=(0, 0, 200))
+    warm = np.clip(scene.image * np.array((0.6, 0.85, 1.3)), 0, 255).astype(np.uint8)
+    photo = tmp_path / "warm-near-white.jpg"
+    photo.write_bytes(cv2.imencode(".jpg", warm, [cv2.IMWRITE_JPEG_QUALITY, 85])[1].tobytes())
+    set_zones(live_server.floor, scene.zones)
+    data = upload_and_read(page, live_server, photo)
+    seats = sorted(n["seat"] for n in data["needs_confirmation"] if n["reason"] == OTHERWISE_NOTE)
+    assert seats == [1, 2, 3], data["needs_confirmation"]
+    for seat in seats:
+        expect(page.locator(".scan-reasons li", has_text=f"Seat {seat}: {OTHERWISE_NOTE}")
+               ).to_have_count(1)
+    shot(page, "scan-15-a-place-to-check-by-its-seat")
+    page.click("[data-testid=scan-use]")
+    general = page.locator("[data-testid=scan-general]")
+    for seat in seats:
+        expect(general).to_contain_text(f"Seat {seat}: {OTHERWISE_NOTE}")

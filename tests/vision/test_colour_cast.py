@@ -6,13 +6,17 @@ such a photo is read balanced too (``reader.BALANCE_BOTH``)."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from dealer_assist.cli import main
 from dealer_assist.vision import reader as reader_module
 from dealer_assist.vision.geometry import WhiteBy, cast_unsure, reduce
 from dealer_assist.vision.net import normalise_strip
@@ -157,3 +161,35 @@ def test_a_hand_only_another_way_reads_is_a_place_to_check(
     assert len(told) == 3 and not _unsaid(result, truth)
     monkeypatch.setattr(reader_module, "seen_otherwise", lambda kept, others: [])
     assert len(_unsaid(reader.read(photo), truth)) == 9
+
+
+def test_a_place_to_check_is_named_by_its_seat(reader: Reader, tmp_path: Path) -> None:
+    """The same table with its seat zones: each place sent to the dealer (cards not read, a
+    hand only another read saw) is named by the seat whose zone holds it, the seat of the
+    cards under it, so the dealer is told where to look; ``dealer-assist scan`` prints it
+    with the place's seat and pixels."""
+    scene = compose({"proc": procedural_deck(920016)}, 920016, seats=7, felt=(0, 0, 200))
+    jpeg = cv2.imencode(".jpg", _lit(scene.image, TUNGSTEN), [cv2.IMWRITE_JPEG_QUALITY, 85])[1]
+    truth = scene.truth()
+    (tmp_path / "warm.jpg").write_bytes(jpeg.tobytes())
+    (tmp_path / "zones.json").write_text(json.dumps(truth["zones"]))
+    printed = CliRunner().invoke(main, ["scan", str(tmp_path / "warm.jpg"), "--zones",
+                                        str(tmp_path / "zones.json")])
+    assert printed.exit_code == 0, printed.output
+    said = re.findall(r"note \(seat (\d), around x \d+ y \d+\): read another way",
+                      " ".join(printed.output.split()))
+    assert sorted(said) == ["1", "2", "3"], printed.output
+    result = reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), truth["zones"])
+    places = [n for n in result["needs_confirmation"] if n["hand"] is None and "region" in n]
+    named = 0
+    for note in places:
+        region = np.asarray(note["region"], np.float32).reshape(-1, 1, 2)
+        under = {str(t["seat"]) for t in truth["cards"] if cv2.pointPolygonTest(
+            region, tuple(float(v) for v in np.mean(t["corners"], axis=0)), False) >= 0}
+        if under:
+            assert under == {str(note["seat"])}, (note, under)
+            named += 1
+    assert named >= 3
+    # without zones the reader cannot tell a place's seat (the hands' seats follow the arc)
+    assert all(n["seat"] is None for n in reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))[
+        "needs_confirmation"] if n["hand"] is None)

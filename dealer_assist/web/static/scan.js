@@ -54,6 +54,12 @@
     return key === "dealer" ? "Dealer" : "Seat " + key;
   }
 
+  /* A note of no hand, with the seat whose zone holds the place it points at, if any. */
+  function noteText(item) {
+    const key = item.region ? handKey(item.seat) : null;
+    return key ? `${where(key)}: ${item.reason}` : item.reason;
+  }
+
   function status(text) {
     $("#scan-status").textContent = text;
   }
@@ -341,7 +347,7 @@
     }
     const reasons = el("ul", "scan-reasons");
     // what is said of the whole photo first (blurred, no seat zones): it bears on every read
-    for (const item of general) reasons.append(el("li", "scan-photo-note", item.reason));
+    for (const item of general) reasons.append(el("li", "scan-photo-note", noteText(item)));
     for (const [i, d] of byHand) {
       const hand = data.hands[i];
       const key = hand ? handKey(hand.seat) : null;
@@ -405,7 +411,7 @@
       }
     }
     scan = {sha: data.photo_sha256, data, url, doubts, unseated,
-            general: [...general.map((g) => g.reason), ...bare], generalConfirmed: false};
+            general: [...general.map(noteText), ...bare], generalConfirmed: false};
     closeScan();
     screen.invalidatePreview();
     screen.renderAll();
