@@ -1386,6 +1386,56 @@ def region_shows(work: np.ndarray, mask: np.ndarray, s: float,
     return paper, float(np.count_nonzero(near) / n)
 
 
+#: A place the reader would send the dealer to (cards not read, a hand only another read
+#: saw) that shows nothing is not one: a card's face always shows ink (its index, its
+#: pips). Where the grey levels inside a place (its rim, ``PAPER_RIM``, left out) spread
+#: from the 1st to the 99th percentile over less than PLAIN_SPREAD of its bright level
+#: (the 90th percentile), it is the felt's own light (a brighter patch of a bare felt,
+#: under a lamp, the rail beyond) and is not sent. 2026-12-07, procedural tuning photos
+#: (seeds 920000-920029; full resolution): 908 such places over no card (bare felts of
+#: every colour 591, near-white table under a warm cast 148, floor and rail 123, ...)
+#: spread 0.00-0.14 (0.63 at most over no card: a card's edge beyond the tolerance, kept);
+#: places over cards 0.24-1.03, but two a read another way saw over bare felt beside a
+#: hand (0.05, 0.06). Edges of a hard shadow (15 places, 0.23-0.54) are kept: they spread
+#: as a card's paper does. Print on the felt (a layout's letters) is marked as cards are.
+PLAIN_SPREAD = 0.18
+
+
+def plain(image: np.ndarray, corners: np.ndarray | list[list[float]]) -> bool:
+    """Whether the place ``corners`` (full-resolution pixels) of a BGR ``image`` shows no
+    mark, only an even surface (``PLAIN_SPREAD``).
+
+    >>> felt = np.full((200, 300, 3), (150, 160, 160), np.uint8)
+    >>> felt[:, 150:] += 12                                    # a brighter patch of felt
+    >>> box = [[60, 40], [240, 40], [240, 160], [60, 160]]
+    >>> plain(felt, box)
+    True
+    >>> felt[80:100, 100:110] = 40                             # an index's ink
+    >>> plain(felt, box)
+    False
+    >>> plain(felt, [[0, 0], [1, 0], [1, 1], [0, 1]])         # too small to tell: not plain
+    False
+    """
+    pts = np.asarray(corners, np.float32).reshape(-1, 2)
+    (_, (w, h), _) = cv2.minAreaRect(pts)
+    rim = max(1, round(PAPER_RIM * min(w, h)))
+    x0, y0 = np.maximum(np.floor(pts.min(axis=0)).astype(int), 0)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
+    part = image[y0:y1, x0:x1]
+    if part.size == 0:
+        return False
+    drawn = np.zeros(part.shape[:2], np.uint8)
+    cv2.fillConvexPoly(drawn, np.round(pts - [x0, y0]).astype(np.int32), 255)
+    # the crop's edge is the place's: eroded as beyond it lay nothing
+    inside = cv2.erode(drawn, np.ones((2 * rim + 1, 2 * rim + 1), np.uint8),
+                       borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
+    if np.count_nonzero(inside) < 100:
+        return False
+    grey = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY)[inside]
+    low, high, bright = np.percentile(grey, (1, 99, 90))
+    return bool(high - low < PLAIN_SPREAD * max(float(bright), 1.0))
+
+
 def blob_sides(blob: Blob) -> tuple[float, float]:
     """(short, long) sides of the blob's rectangle."""
     c = blob.corners

@@ -60,6 +60,7 @@ from .geometry import (
     lone_card,
     look_window,
     make_frame,
+    plain,
     quad_blob,
     reduce,
     region_shows,
@@ -1480,7 +1481,8 @@ class Reader:
                 reads.append(reader._read_checked(image, zones, empty))
             k = max(range(len(reads)), key=lambda i: _read_well(reads[i]))  # first of the best
             kept = reads[k]
-            notes = seen_otherwise(kept, [r for r in reads if r is not kept])
+            notes = [n for n in seen_otherwise(kept, [r for r in reads if r is not kept])
+                     if not plain(image, n["region"])]
             if zones and empty is not None:
                 zones = readers[k]._zones_seen(zones, [])  # as the read kept saw them
             seat_regions(notes, zones)
@@ -1718,9 +1720,10 @@ class Reader:
                                 "reason": f"{name} seen {len(where)} times ("
                                           f"{', '.join(_place(h, hands[h].seat) for h in where)})"})
         for blob in self.unread:
-            confirm.append({"hand": None, "seat": None, "card": None,
-                            "reason": "cards here could not be read",
-                            "region": _points(blob.corners)})
+            if not plain(image, blob.corners):  # the felt's own light is not sent
+                confirm.append({"hand": None, "seat": None, "card": None,
+                                "reason": "cards here could not be read",
+                                "region": _points(blob.corners)})
         seat_regions(confirm, zones)
         if self._blurred(image, out_cards):
             confirm.append({"hand": None, "seat": None, "card": None, "reason": BLURRED_NOTE})
