@@ -17,7 +17,8 @@ hand that is not exactly three cards are listed in ``needs_confirmation``. An it
 with a ``"region"`` (four corners) names a place in the photo: cards that could not be
 read, a hand only another way of reading the photo saw (``OTHERWISE_NOTE``), or, with
 ``"face_down": true``, a hand lying face down (``FACE_DOWN_PAPER``; it is in ``hands``,
-seated, with no cards).
+seated, with no cards). With seat zones a place takes the seat whose zone holds it
+(``seat_regions``); a place that shows no mark is not sent (``geometry.plain``).
 """
 
 from __future__ import annotations
