@@ -1436,6 +1436,48 @@ def plain(image: np.ndarray, corners: np.ndarray | list[list[float]]) -> bool:
     return bool(high - low < PLAIN_SPREAD * max(float(bright), 1.0))
 
 
+#: A chip lying in a betting circle is round, and white or spotted with white at its edge:
+#: its card-white passes, and it was sent to the dealer as "cards here could not be read"
+#: (a printed layout compared with its empty photo, procedural tuning tables 920000-
+#: 920029: 47 places, none over a card). A place whose convex hull is as round as an
+#: ellipse (its overlap with the ellipse fitted to it, over their union, CHIP_ROUND or
+#: more) and shorter than CHIP_LONG card heights is taken for a chip, not sent. 2026-12-07:
+#: those 47 places overlap their ellipse 0.68-0.97 (two chips lying over each other are
+#: less round), and are 0.32-0.64 card heights long; places over cards (pieces of cards
+#: left unread, cards apart, under glare, at a slant: 20 on 240 tuning photos) 0.45-0.81,
+#: and 0.42 card heights long at the least. 47 -> 15 places sent; every read, and every
+#: count of cards missed with nothing said near them, the same on 19 tuning sets.
+CHIP_ROUND, CHIP_LONG = 0.88, 0.7
+
+
+def chip_like(blob: Blob, card_h: float) -> bool:
+    """Whether a region found is round and small as a chip (``CHIP_ROUND``, ``CHIP_LONG``)
+    where cards are ``card_h`` high.
+
+    >>> def region(shape):
+    ...     hull = cv2.convexHull(cv2.findNonZero(shape)).reshape(-1, 2).astype(np.float32)
+    ...     corners = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float32)
+    ...     return Blob(corners, float(np.count_nonzero(shape)), (0.0, 0.0), hull)
+    >>> chip = cv2.circle(np.zeros((200, 200), np.uint8), (100, 100), 30, 255, -1)
+    >>> [chip_like(region(chip), h) for h in (140.0, 70.0)]   # a chip; as large as a card
+    [True, False]
+    >>> piece = cv2.rectangle(np.zeros((200, 200), np.uint8), (70, 60), (130, 140), 255, -1)
+    >>> chip_like(region(piece), 140.0)                        # a piece of a card
+    False
+    """
+    if max(blob_sides(blob)) > CHIP_LONG * card_h or len(blob.hull) < 5:
+        return False
+    hull = np.asarray(blob.hull, np.float32).reshape(-1, 2)
+    (cx, cy), axes, angle = cv2.fitEllipse(hull.reshape(-1, 1, 2))
+    origin = hull.min(axis=0) - max(axes)  # room for the ellipse on every side
+    size = np.ceil(hull.max(axis=0) - origin + max(axes)).astype(int)
+    shape, fitted = (np.zeros((size[1], size[0]), np.uint8) for _ in range(2))
+    cv2.fillConvexPoly(shape, np.round(hull - origin).astype(np.int32), 1)
+    cv2.ellipse(fitted, ((cx - origin[0], cy - origin[1]), axes, angle), 1, -1)
+    union = np.count_nonzero(shape | fitted)
+    return bool(union > 0 and np.count_nonzero(shape & fitted) >= CHIP_ROUND * union)
+
+
 def blob_sides(blob: Blob) -> tuple[float, float]:
     """(short, long) sides of the blob's rectangle."""
     c = blob.corners

@@ -49,6 +49,7 @@ from .geometry import (
     card_height,
     card_top,
     cast_unsure,
+    chip_like,
     clockwise,
     cut_strip,
     find_blobs,
@@ -1721,7 +1722,9 @@ class Reader:
                                 "reason": f"{name} seen {len(where)} times ("
                                           f"{', '.join(_place(h, hands[h].seat) for h in where)})"})
         for blob in self.unread:
-            if not plain(image, blob.corners):  # the felt's own light is not sent
+            # the felt's own light, and a chip, are not sent
+            if not plain(image, blob.corners) and not (
+                    self.card_h and chip_like(blob, self.card_h)):
                 confirm.append({"hand": None, "seat": None, "card": None,
                                 "reason": "cards here could not be read",
                                 "region": _points(blob.corners)})

@@ -149,3 +149,31 @@ def test_the_empty_layout_keeps_its_print_out_of_the_cards(reader: Reader, deck:
     # a photo that shows nothing to match (another table's bare felt) is not compared
     felt = np.full_like(empty, np.median(empty.reshape(-1, 3), axis=0).astype(np.uint8))
     assert reader.read(image, None, felt)["cards"] == alone["cards"]
+
+
+def test_chips_in_the_betting_circles_are_not_places_to_check(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bets on the layout, compared with its empty photo (as a table with seat zones is
+    read): the chips in the betting circles, white or spotted with white, pass for
+    card-white, and each was sent to the dealer as "cards here could not be read". A chip
+    is round and smaller than a card (``geometry.chip_like``): it is not sent, and the
+    table is read as before."""
+    decks = {"proc:920000": procedural_deck(920000)}
+    scene = compose(decks, 920000, seats=7, layout=True)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    empty = cv2.imdecode(np.frombuffer(another_take(compose(
+        decks, 920000, seats=7, layout=True, empty=True).image, 920000), np.uint8),
+        cv2.IMREAD_COLOR)
+
+    def places(result: dict[str, Any]) -> list[dict[str, Any]]:
+        return [n for n in result["needs_confirmation"] if "region" in n]
+
+    result = reader.read(image, scene.zones, empty)
+    assert places(result) == [] and right_reads(result, scene.cards) == 24
+    monkeypatch.setattr(geometry, "CHIP_ROUND", 2.0)  # never round enough
+    chips = reader.read(image, scene.zones, empty)
+    assert len(places(chips)) >= 3 and chips["cards"] == result["cards"]
+    for note in places(chips):  # each over no card
+        region = np.asarray(note["region"], np.float32).reshape(-1, 1, 2)
+        assert not any(cv2.pointPolygonTest(region, tuple(
+            float(v) for v in np.mean(t.corners, axis=0)), False) >= 0 for t in scene.cards)
