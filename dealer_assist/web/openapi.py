@@ -205,6 +205,16 @@ SCHEMAS: dict[str, Any] = {
                                "hands": {"type": "array", "items": {"type": "integer"},
                                          "description": "a card seen twice: every hand "
                                                         "it was read in"},
+                               "region": {"type": "array", "minItems": 4, "maxItems": 4,
+                                          "items": {"type": "array", "items": {
+                                              "type": "number"}, "minItems": 2,
+                                              "maxItems": 2},
+                                          "description": "a place in the photo to check "
+                                                         "(cards that could not be read, a "
+                                                         "hand only another read saw, a hand "
+                                                         "face down), clockwise; with seat "
+                                                         "zones, seat is the zone holding it"},
+                               "face_down": {"type": "boolean"},
                                "reason": {"type": "string"}}}},
             "image": {"type": "object", "properties": {"width": {"type": "integer"},
                                                        "height": {"type": "integer"}}},
