@@ -33,11 +33,11 @@ FLOORS = {"floor and rail": 68, "white tablecloth": 68, "warm dim light": 67,
           "12 MP from farther": 68, "camera moving": 46}
 
 #: Cards known to go missed with nothing said (``_match``: no place sent anywhere in the
-#: photo). scene_3 inside a white tablecloth: its hand of court cards (queen and king
-#: art), cards 63 pixels high, crumbles into card-white specks too small to be a region.
+#: photo). scene_3 inside a white tablecloth: its tight hand of JS, AD, QH (court art),
+#: cards 63 pixels high, crumbles into card-white specks too small to be a region.
 #: Until 2026-12-07 four slivers of felt along the cloth's edge were sent as "cards here
 #: could not be read" and counted as a word said; they show no mark and are no longer sent
-#: (``geometry.plain``), and the miss shows. Found, or a place sent over it, this fails.
+#: (``geometry.plain``), and the miss shows. Found, or any place sent, this fails.
 KNOWN_UNSAID = {("scene_3.jpg", "white tablecloth"): 3}
 
 
@@ -397,7 +397,7 @@ def test_a_bare_felt_shows_no_cards(reader: Reader, felt: tuple[int, int, int] |
     for photo in photos:
         out = reader.read(photo)
         assert out["cards"] == [] and out["needs_confirmation"] == []
-    if felt is not None:  # what the test would find without it
+    if felt is not None:  # what the reader sent without geometry.plain
         monkeypatch.setattr(geometry, "PLAIN_SPREAD", 0.0)
         assert sum(len(reader.read(p)["needs_confirmation"]) for p in photos) >= 6
 
