@@ -1483,8 +1483,7 @@ class Reader:
                 reads.append(reader._read_checked(image, zones, empty))
             k = max(range(len(reads)), key=lambda i: _read_well(reads[i]))  # first of the best
             kept = reads[k]
-            notes = [n for n in seen_otherwise(kept, [r for r in reads if r is not kept])
-                     if not plain(image, n["region"])]
+            notes = seen_otherwise(kept, [r for r in reads if r is not kept], image)
             if zones and empty is not None:
                 zones = readers[k]._zones_seen(zones, [])  # as the read kept saw them
             seat_regions(notes, zones)
@@ -1773,12 +1772,13 @@ def _card_places(cards: list[dict[str, Any]]) -> tuple[np.ndarray, float | None]
         np.linalg.norm(corners[:, 3] - corners[:, 0], axis=1)))
 
 
-def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]]
-                   ) -> list[dict[str, Any]]:
+def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]],
+                   image: np.ndarray | None = None) -> list[dict[str, Any]]:
     """Notes for ``kept``, one photo's read, of each hand one of the ``others`` (the same
     photo read other ways) read where ``kept`` has no card nor unread place near it
     (``OTHERWISE_NEAR``, ``OTHERWISE_SPAN``): the place of those cards, for the dealer to
-    check.
+    check. ``image``: the photo, given, a place in it that shows no mark is passed over
+    (``geometry.plain``), and does not hide a hand another read saw beside it.
 
     >>> def card(x, hand):
     ...     return {"card": "AS", "hand": hand, "corners": [[x, 0], [x + 70, 0],
@@ -1814,6 +1814,8 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]]
             if max(rect[1]) > OTHERWISE_SPAN * h:
                 continue  # cards far apart: not a hand's place
             box = clockwise(cv2.boxPoints(rect))
+            if image is not None and plain(image, box):
+                continue  # cards read on bare felt
             regions.append(box.reshape(-1, 1, 2))  # told once, whichever read saw it
             notes.append({"hand": None, "seat": None, "card": None,
                           "reason": OTHERWISE_NOTE, "region": _points(box)})
