@@ -159,7 +159,7 @@ def test_a_hand_only_another_way_reads_is_a_place_to_check(
     result = reader.read(photo)
     told = [n for n in result["needs_confirmation"] if n["reason"] == reader_module.OTHERWISE_NOTE]
     assert len(told) == 3 and not _unsaid(result, truth)
-    monkeypatch.setattr(reader_module, "seen_otherwise", lambda kept, others: [])
+    monkeypatch.setattr(reader_module, "seen_otherwise", lambda kept, others, image=None: [])
     assert len(_unsaid(reader.read(photo), truth)) == 9
 
 
