@@ -23,22 +23,14 @@ from .test_reader import _match
 #: Face height the up-close photos are drawn from: as sharp as a phone's close-up.
 UP_CLOSE_FACE_H = 1500
 
-# the cards of 72 that must read right under each of ``synth.CONDITIONS`` (measured 71, 69,
-# 70, 71; before the reader left out what lies beyond the table, the first two read none,
+# the cards of 72 that must read right under each of ``synth.CONDITIONS`` (measured 69, 69,
+# 71, 71; before the reader left out what lies beyond the table, the first two read none,
 # warm dim light read 62, and the 12 MP photo 40, with 30 cards missed unflagged: hands too
 # small to be regions in its working copy). The camera moving: 49 (41 before the second
 # look's second model was trained on hands photographed moving, 2026-12-03). A tilted
 # camera and one out of focus are measured by ``benchmarks/vision.py``.
 FLOORS = {"floor and rail": 68, "white tablecloth": 68, "warm dim light": 67,
           "12 MP from farther": 68, "camera moving": 46}
-
-#: Cards known to go missed with nothing said (``_match``: no place sent anywhere in the
-#: photo). scene_3 inside a white tablecloth: its tight hand of JS, AD, QH (court art),
-#: cards 63 pixels high, crumbles into card-white specks too small to be a region.
-#: Until 2026-12-07 four slivers of felt along the cloth's edge were sent as "cards here
-#: could not be read" and counted as a word said; they show no mark and are no longer sent
-#: (``geometry.plain``), and the miss shows. Found, or any place sent, this fails.
-KNOWN_UNSAID = {("scene_3.jpg", "white tablecloth"): 3}
 
 
 def _taken_in(photo: np.ndarray, condition: str, seed: int = 0) -> tuple[np.ndarray,
@@ -58,9 +50,48 @@ def test_sample_photos_read_under(reader: Reader, name: str) -> None:
         cards = [{**c, "corners": cv2.perspectiveTransform(
             np.array([c["corners"]], np.float32), moved)[0].tolist()} for c in truth["cards"]]
         r, silent, t = _match(reader.read(photo), cards)
-        assert silent == KNOWN_UNSAID.get((path.name, name), 0), (path.name, name)
+        assert silent == 0, (path.name, name)
         right, total = right + r, total + t
     assert total == 72 and right >= FLOORS[name], (name, right)
+
+
+def test_a_white_tablecloth_does_not_set_how_white_a_card_is(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tablecloth as even as paper and whiter than the cards stands out of nothing
+    around it and is not card-white, but it set how white a card must be (a third of the
+    photo): scene_3's tight hand of court cards (JS, AD, QH) crumbled into specks and was
+    missed with nothing said. The cloth is found beyond the table (``geometry.BEYOND_FELT``)
+    and the cards' white is measured on the table: the three are read where they lie. A
+    light felt split by the same test is not taken for a cloth."""
+    from .conftest import on_cards
+
+    path = SAMPLES / "scene_3.jpg"
+    truth = json.loads(path.with_suffix(".json").read_text())
+    photo, moved = _taken_in(cv2.imread(str(path)), "white tablecloth")
+    hand = [cv2.perspectiveTransform(np.array([c["corners"]], np.float32), moved)[0].tolist()
+            for c in truth["cards"] if c["card"] in ("JS", "AD", "QH")]
+
+    def read_there() -> int:
+        return sum(on_cards(hand, c["corners"]) for c in reader.read(photo)["cards"])
+
+    assert len(hand) == 3 and read_there() == 3
+    monkeypatch.setattr(geometry, "BEYOND_FELT", 2.0)  # no felt covers twice the photo
+    assert read_there() == 0
+
+    pytest.importorskip("PIL")
+    sys.path.insert(0, str(SAMPLES.parent / "scripts"))
+    from vision_decks import procedural_deck
+
+    monkeypatch.undo()
+    # Otsu's level alone keeps one side of this grey felt's light, and all of this near-white
+    # felt but the cards' ink: neither leaves a felt enclosed
+    for seed, felt in ((920002, (0, 0, 160)), (920000, (0, 0, 200))):
+        scene = compose({f"proc:{seed}": procedural_deck(seed)}, seed, felt=felt)
+        work, _ = geometry.reduce(cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8),
+                                               cv2.IMREAD_COLOR))
+        split = geometry._otsu(geometry._whiteness(work))
+        assert geometry._table(split) is not None, felt  # a "cloth" beyond a "felt"
+        assert geometry._table(split, enclosed=True) is None, felt
 
 
 def test_a_blurred_photo_is_said_to_be(reader: Reader) -> None:
