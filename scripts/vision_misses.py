@@ -22,7 +22,10 @@ SETTINGs change one thing for the run:
   of ``benchmarks/vision.EXPOSURES`` whose name starts so (``under``, ``over``, ``tungsten``,
   ``tungsten,_stronger``, ``shade``, ``JPEG``; blanks as _); ``gains=0.9,1.2,0.8``: the
   photo's blue, green and red scaled so;
-- ``notes=1``: print each photo's hands and what it says to the dealer.
+- ``notes=1``: print each photo's hands and what it says to the dealer;
+- ``empty=same`` (or ``moved``): read with the table's empty layout photographed again
+  from the same place (or with the camera moved), as ``benchmarks/vision.py --layout``
+  does; with ``c.layout=True``.
 """
 
 from __future__ import annotations
@@ -47,7 +50,8 @@ from vision_threshold import lies_on  # noqa: E402
 
 from dealer_assist.vision import geometry, hand_groups, reader  # noqa: E402
 from dealer_assist.vision.faces import TRAIN_DECKS, load_deck  # noqa: E402
-from dealer_assist.vision.synth import LAYS, compose  # noqa: E402
+from dealer_assist.vision.geometry import EmptyLayout  # noqa: E402
+from dealer_assist.vision.synth import LAYS, another_take, compose  # noqa: E402
 
 MODULES = {"R": reader, "G": geometry, "H": hand_groups}
 
@@ -82,6 +86,8 @@ def settings(args: list[str]) -> tuple[dict[str, Any], str | None, bool]:
             kwargs[key[2:]] = value(text)
         elif key == "notes":
             notes = text == "1"
+        elif key == "empty":
+            kwargs["empty_view"] = {"same": 0, "moved": 1}[text]
         elif key == "exp":
             name = text.replace("_", " ")
             kwargs["exposure"] = EXPOSURES[next(n for n in EXPOSURES if n.startswith(name))]
@@ -96,13 +102,9 @@ def settings(args: list[str]) -> tuple[dict[str, Any], str | None, bool]:
 def photo(kind: str, seed: int, kwargs: dict[str, Any], condition: str | None,
           trained: dict[str, Any]) -> Any:
     """The tuning photo ``seed`` of ``kind`` (``proc`` or ``train``), as a ``Scene``."""
-    if kind == "proc":
-        decks = {f"proc-{seed}": procedural_deck(seed)}
-    else:
-        deck = TRAIN_DECKS[seed % len(TRAIN_DECKS)]
-        trained.setdefault(deck, load_deck(deck))
-        decks = {deck: trained[deck]}
+    decks = _decks(kind, seed, trained)
     kwargs = dict(kwargs)
+    kwargs.pop("empty_view", None)
     exposure = kwargs.pop("exposure", None)
     if exposure is not None and condition:
         raise SystemExit("exp= and cond= together: the exposure would undo the condition")
@@ -111,6 +113,28 @@ def photo(kind: str, seed: int, kwargs: dict[str, Any], condition: str | None,
     if exposure is not None:
         scene = dataclasses.replace(scene, jpeg=exposure(scene.image, seed))
     return scene
+
+
+def _decks(kind: str, seed: int, trained: dict[str, Any]) -> dict[str, Any]:
+    if kind == "proc":
+        return {f"proc-{seed}": procedural_deck(seed)}
+    deck = TRAIN_DECKS[seed % len(TRAIN_DECKS)]
+    trained.setdefault(deck, load_deck(deck))
+    return {deck: trained[deck]}
+
+
+def empty_layout(kind: str, seed: int, kwargs: dict[str, Any],
+                 trained: dict[str, Any]) -> EmptyLayout | None:
+    """The empty layout of the tuning photo ``seed`` photographed again (``empty=``), as
+    the server keeps it; None without ``empty=``."""
+    kwargs = dict(kwargs)
+    view = kwargs.pop("empty_view", None)
+    if view is None:
+        return None
+    kwargs.pop("exposure", None)
+    image = compose(_decks(kind, seed, trained), seed, **kwargs, empty=True, view=view).image
+    return EmptyLayout(cv2.imdecode(np.frombuffer(another_take(image, seed), np.uint8),
+                                    cv2.IMREAD_COLOR))
 
 
 def main(argv: list[str]) -> int:
@@ -124,7 +148,10 @@ def main(argv: list[str]) -> int:
     for seed in range(start, start + n):
         scene = photo(kind, seed, kwargs, condition, trained)
         img = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        res = read.read(img)
+        empty = empty_layout(kind, seed, kwargs, trained)
+        if empty is not None:
+            empty.at(geometry.reduce(img)[0])  # prepared beforehand, as the server does
+        res = read.read(img, None, empty)
         s = score(res, scene.cards)
         tot += s
         w, h = whole_hands([scene], [res])

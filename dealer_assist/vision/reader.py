@@ -336,6 +336,15 @@ GREY_BOTH = True
 #: the same. Such a photo is read three or four times (each way twice where its felt is
 #: grey, ``GREY_BOTH``): median 176 -> 530 and 340 -> 562 ms at 1080p.
 BALANCE_BOTH = True
+#: Where a photo is read several ways (``GREY_BOTH``, ``BALANCE_BOTH``), the way kept reads
+#: the most cards; the count is known before the cards' indices are read again (the second
+#: look, ``_read_rescaled``: a third of a read), which changes no card's place nor the
+#: count but where a hand is then found face down (``_may_lie_face_down``). A way whose
+#: first pass finds fewer cards than another surely keeps cannot be kept; its cards' places
+#: are all the other ways take from it (``seen_otherwise``), so it is not read again, but
+#: for what it may yet find face down, and its red reads are not looked at again under the
+#: cast (``_red_doubts``). Every read is as before.
+LOSING = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
 #: is parted the way whose parts read as more hands, three indices seen in each
@@ -901,6 +910,10 @@ class Reader:
         self.white_by = WhiteBy()
         #: within one ``read``: the photo's working copy and its scale (``geometry.reduce``)
         self._reduced: tuple[np.ndarray, float] | None = None
+        #: within one ``read`` of several ways: the hands this way's first pass found
+        #: (``_first_pass``), and whether its read cannot be the one kept (``LOSING``)
+        self._first: list[Hand] | None = None
+        self._losing = False
         self._forget_found()
 
     def _forget_found(self) -> None:
@@ -1031,6 +1044,19 @@ class Reader:
         """Hands found; card-like regions where no index was read go to ``self.unread``.
         ``empty``: a photo of the table's empty layout (``geometry.layout_in_frame``), seen
         from where this one was taken as ``self.layout`` (None when it could not be)."""
+        hands = self._first_pass(image, empty) if self._first is None else self._first
+        self._first = None
+        if RESCALES and self._pyr is not None:
+            # a read that cannot be kept reads again only what it may yet find face down
+            # (its cards then dropped): the rest of it is not looked at again (``LOSING``)
+            self._read_rescaled(self._pyr, [c for h in hands for c in h.cards
+                                            if not self._losing or _may_lie_face_down(h)])
+        return hands
+
+    def _first_pass(self, image: np.ndarray,
+                    empty: np.ndarray | EmptyLayout | None = None) -> list[Hand]:
+        """``find_cards`` before its cards' indices are read again (``_read_rescaled``):
+        every hand and card it finds, each card's first read."""
         self._forget_found()
         if self._memo is not None and self._memo.found is not None:
             pyr, seen, unread, self.layout, self.white, other_cuts = self._memo.found
@@ -1119,11 +1145,8 @@ class Reader:
                     c.inferred for c in hands[g[0]].cards):
                 hands[g[0]] = cards_of(g[0], wide=True)
                 hands[g[0]].wide = len(hands[g[0]].cards) == 3
-        hands = [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
-                 for g in groups]
-        if RESCALES:
-            self._read_rescaled(pyr, [c for h in hands for c in h.cards])
-        return hands
+        return [hands[g[0]] if len(g) == 1 else _one_hand([hands[k] for k in g])
+                for g in groups]
 
     def _read_more(self, pyr: Pyramid, step: int, more: list[Blob],
                    reads: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[
@@ -1475,12 +1498,14 @@ class Reader:
                 return self._read_checked(image, zones, empty)
             # where two ways find the same regions, their strips and windows are run once
             shared = _Forwards()
-            readers, reads = [], []
+            readers = []
             for way in ways:
                 reader = copy.copy(self)
                 reader.white_by, reader._memo = way, shared.runs()
                 readers.append(reader)
-                reads.append(reader._read_checked(image, zones, empty))
+            if LOSING and not self.deck:
+                _mark_losing(readers, [r._first_pass(image, empty) for r in readers])
+            reads = [reader._read_checked(image, zones, empty) for reader in readers]
             k = max(range(len(reads)), key=lambda i: _read_well(reads[i]))  # first of the best
             kept = reads[k]
             notes = seen_otherwise(kept, [r for r in reads if r is not kept], image)
@@ -1647,7 +1672,8 @@ class Reader:
                                     [str(c.best[0]) for _, c in reads], names)
         hand_cards: list[list[str]] = [[] for _ in hands]
         hand_confs: list[list[float]] = [[] for _ in hands]
-        red_doubts = self._red_doubts([c for _, c in reads], names)
+        red_doubts = ([False] * len(reads) if self._losing  # its notes are not told
+                      else self._red_doubts([c for _, c in reads], names))
         self._pyr = None  # the photo and its halvings are not held past the read
         for n, (hi, c) in enumerate(reads):
             hand = hands[hi]
@@ -1829,6 +1855,23 @@ def _read_well(result: dict[str, Any]) -> tuple[int, int]:
     return len(result["cards"]), sum(
         (c["hand"], c["card"]) not in cards and c["hand"] not in hands
         for c in result["cards"])
+
+
+def _may_lie_face_down(hand: Hand) -> bool:
+    """Whether ``Reader._face_down`` may yet take ``hand`` for one lying face down, its
+    reads dropped, once its cards are read again: a region with one index seen at most."""
+    return hand.blob is not None and sum(not c.inferred for c in hand.cards) <= 1
+
+
+def _mark_losing(readers: list[Reader], firsts: list[list[Hand]]) -> None:
+    """Mark each of ``readers`` (one photo read other ways) whose read cannot be kept
+    (``LOSING``), by the hands their first passes found (``firsts``), and keep those hands
+    for their reads."""
+    surely = max(sum(len(h.cards) for h in hands if not _may_lie_face_down(h))
+                 for hands in firsts)
+    for reader, hands in zip(readers, firsts, strict=True):
+        reader._first = hands
+        reader._losing = sum(len(h.cards) for h in hands) < surely
 
 
 def in_doubt(result: dict[str, Any]) -> tuple[set[tuple[int, str]], set[int]]:

@@ -193,3 +193,31 @@ def test_a_place_to_check_is_named_by_its_seat(reader: Reader, tmp_path: Path) -
     # without zones the reader cannot tell a place's seat (the hands' seats follow the arc)
     assert all(n["seat"] is None for n in reader.read(cv2.imdecode(jpeg, cv2.IMREAD_COLOR))[
         "needs_confirmation"] if n["hand"] is None)
+
+
+def test_a_way_that_cannot_be_kept_is_not_read_again(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photo read several ways keeps the way that reads the most cards. A way whose first
+    pass finds fewer cards than another cannot be kept and is not read again at its cards'
+    indices (``LOSING``): a light grey felt under the tungsten lamp (920004, read four ways,
+    as taken and balanced, by whiteness and by brightness; 24 cards found one way, 23 each
+    other way) reads the same, its cards read again 24 times instead of 93."""
+    scene = compose({"proc": procedural_deck(920004)}, 920004, seats=7, felt=(0, 0, 160))
+    jpeg = cv2.imencode(".jpg", _lit(scene.image, TUNGSTEN), [cv2.IMWRITE_JPEG_QUALITY, 85])[1]
+    photo = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    looked: list[int] = []
+    read_again = Reader._read_rescaled
+
+    def counted(self: Reader, pyr: object, cards: list) -> None:
+        looked.append(len(cards))
+        read_again(self, pyr, cards)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Reader, "_read_rescaled", counted)
+    results = {}
+    for losing in (True, False):
+        monkeypatch.setattr(reader_module, "LOSING", losing)
+        looked.clear()
+        results[losing] = (reader.read(photo), list(looked))
+    assert results[False][1] == [24, 23, 23, 23]  # four ways, each read again whole
+    assert results[True][1] == [24, 0, 0, 0]
+    assert results[True][0] == results[False][0]
