@@ -168,11 +168,13 @@ def _table(mask: np.ndarray, enclosed: bool = False) -> np.ndarray | None:
               + np.count_nonzero(mask[1:-1, 0]) + np.count_nonzero(mask[1:-1, -1]))
     if border <= BEYOND_EDGE * min(h, w):  # no region can touch the edge that long
         return None
+    if enclosed and h * w - np.count_nonzero(mask) < BEYOND_FELT * h * w:
+        return None  # too little is left for a felt that large
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     edge = np.concatenate([labels[0], labels[-1], labels[1:-1, 0], labels[1:-1, -1]])
     contact = np.bincount(edge, minlength=n)
-    if not any(contact[k] > BEYOND_EDGE * min(h, w)
-               and stats[k, cv2.CC_STAT_AREA] > BEYOND_AREA * h * w for k in range(1, n)):
+    if not np.any((contact[1:] > BEYOND_EDGE * min(h, w))
+                  & (stats[1:, cv2.CC_STAT_AREA] > BEYOND_AREA * h * w)):
         return None
     m, felt_labels, felt_stats, _ = cv2.connectedComponentsWithStats(
         cv2.bitwise_not(mask), connectivity=4)
