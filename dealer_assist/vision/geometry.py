@@ -150,6 +150,8 @@ BEYOND_EDGE, BEYOND_AREA = 0.5, 0.05
 #: tablecloth 705, 498 / 700, 643, 3 -> 701, 507 / 716, 675, 0; floor and rail 699, 513 /
 #: 715, 669 -> 700, 508 / 716, 675. The sample photos inside a tablecloth 68 (3 missed
 #: unflagged) -> 69 of 72, floor and rail 70 -> 69 (reads near even flipped both ways).
+#: It costs 0.3 ms a photo, and 8 ms where Otsu's level alone splits a light felt (a
+#: near-white table 296 -> 307 ms a photo, read two ways; a grey felt 245 -> 249).
 BEYOND_FELT, BEYOND_OPEN = 0.25, 0.25
 
 
