@@ -126,7 +126,8 @@ def _decks(kind: str, seed: int, trained: dict[str, Any]) -> dict[str, Any]:
 def empty_layout(kind: str, seed: int, kwargs: dict[str, Any],
                  trained: dict[str, Any]) -> EmptyLayout | None:
     """The empty layout of the tuning photo ``seed`` photographed again (``empty=``), as
-    the server keeps it; None without ``empty=``."""
+    the server keeps it (the photo's condition and exposure are not applied to it); None
+    without ``empty=``."""
     kwargs = dict(kwargs)
     view = kwargs.pop("empty_view", None)
     if view is None:
