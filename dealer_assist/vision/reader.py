@@ -183,6 +183,16 @@ OTHERWISE_NEAR = 0.5
 OTHERWISE_SPAN = 2.5
 #: ... and what the dealer is told of such a place.
 OTHERWISE_NOTE = "read another way, the photo shows a hand here that was not read: check it"
+#: A place another way could not read ("cards here could not be read") where the read kept
+#: has no card nor place near it (``OTHERWISE_NEAR``) is sent too, and told so: the read
+#: kept may have missed cards there, and nothing else would say so. 2026-12-07, 8 sets of 30
+#: tuning photos, procedural and training designs (light grey, in a hard shadow,
+#: near-white, each under the tungsten and stronger casts, a coloured felt under the
+#: tungsten cast): every read the same; cards missed with nothing said near them on a
+#: near-white table under the tungsten cast, training designs, 7 -> 0, under the stronger
+#: 9 -> 6 (the rest unchanged: 3, 16, 3 on the procedural decks); 17 such places sent in
+#: the 480 photos, 6 over cards, 11 over none (8 a hard shadow's edges on a grey felt).
+OTHERWISE_UNREAD_NOTE = "read another way, cards here could not be read: check them"
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
               "something (the layout's pay table, the back of a face-down card) are not "
@@ -1807,16 +1817,24 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]],
     """Notes for ``kept``, one photo's read, of each hand one of the ``others`` (the same
     photo read other ways) read where ``kept`` has no card nor unread place near it
     (``OTHERWISE_NEAR``, ``OTHERWISE_SPAN``): the place of those cards, for the dealer to
-    check. ``image``: the photo, given, a place in it that shows no mark is passed over
-    (``geometry.plain``), and does not hide a hand another read saw beside it.
+    check; and of each place one of them could not read where ``kept`` has no card nor
+    place near it (``OTHERWISE_UNREAD_NOTE``). ``image``: the photo, given, a place in it
+    that shows no mark is passed over (``geometry.plain``), and does not hide a hand
+    another read saw beside it.
 
     >>> def card(x, hand):
     ...     return {"card": "AS", "hand": hand, "corners": [[x, 0], [x + 70, 0],
     ...                                                     [x + 70, 100], [x, 100]]}
     >>> kept = {"cards": [card(0, 0), card(20, 0), card(40, 0)], "needs_confirmation": []}
-    >>> other = {"cards": [card(10, 0), card(30, 0), card(500, 1), card(520, 1)]}
+    >>> other = {"cards": [card(10, 0), card(30, 0), card(500, 1), card(520, 1)],
+    ...          "needs_confirmation": []}
     >>> [n["region"] for n in seen_otherwise(kept, [other])]   # hand 1 only
     [[[500.0, 0.0], [590.0, 0.0], [590.0, 100.0], [500.0, 100.0]]]
+    >>> box = lambda x: [[x, 0], [x + 90, 0], [x + 90, 100], [x, 100]]
+    >>> other["needs_confirmation"] = [{"hand": None, "region": box(900)},  # unread places
+    ...                                {"hand": None, "region": box(0)}]
+    >>> [(n["region"][0], n["reason"]) for n in seen_otherwise(kept, [other])][1:]
+    [([900, 0], 'read another way, cards here could not be read: check them')]
     >>> seen_otherwise(kept, [kept])
     []
     """
@@ -1849,6 +1867,19 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]],
             regions.append(box.reshape(-1, 1, 2))  # told once, whichever read saw it
             notes.append({"hand": None, "seat": None, "card": None,
                           "reason": OTHERWISE_NOTE, "region": _points(box)})
+        reach = OTHERWISE_NEAR * (card_h or 0.0)
+        for note in other["needs_confirmation"]:
+            if note["hand"] is not None or "region" not in note:
+                continue  # only its places unread (a hand face down is its own)
+            place = np.asarray(note["region"], np.float32).reshape(-1, 1, 2)
+            x, y = (float(v) for v in place.reshape(-1, 2).mean(axis=0))
+            if any(cv2.pointPolygonTest(r, (x, y), True) >= -reach for r in regions) or any(
+                    cv2.pointPolygonTest(place, (float(p[0]), float(p[1])), True) >= -reach
+                    for p in places):
+                continue  # the read kept reads or sends something there
+            regions.append(place)
+            notes.append({"hand": None, "seat": None, "card": None,
+                          "reason": OTHERWISE_UNREAD_NOTE, "region": note["region"]})
     return notes
 
 

@@ -211,7 +211,8 @@ SCHEMAS: dict[str, Any] = {
                                               "maxItems": 2},
                                           "description": "a place in the photo to check "
                                                          "(cards that could not be read, a "
-                                                         "hand only another read saw, a hand "
+                                                         "hand only another read saw or "
+                                                         "cards it could not read, a hand "
                                                          "face down), clockwise; with seat "
                                                          "zones, seat is the zone holding it"},
                                "face_down": {"type": "boolean"},
