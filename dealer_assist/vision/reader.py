@@ -190,9 +190,15 @@ OTHERWISE_NOTE = "read another way, the photo shows a hand here that was not rea
 #: near-white, each under the tungsten and stronger casts, a coloured felt under the
 #: tungsten cast): every read the same; cards missed with nothing said near them on a
 #: near-white table under the tungsten cast, training designs, 7 -> 0, under the stronger
-#: 9 -> 6 (the rest unchanged: 3, 16, 3 on the procedural decks); 17 such places sent in
-#: the 480 photos, 6 over cards, 11 over none (8 a hard shadow's edges on a grey felt).
+#: 9 -> 6 (the rest unchanged: 3, 16, 3 on the procedural decks); 8 such places sent in
+#: the 480 photos, 6 of them over cards.
 OTHERWISE_UNREAD_NOTE = "read another way, cards here could not be read: check them"
+#: ... where the read kept has found cards (a bare felt read balanced passes for card-white
+#: in specks: 13 such places on one photo, where no card is), and such a place is
+#: OTHERWISE_HIGH card heights across or more: a hard shadow's edge on a grey felt, a
+#: sliver, was 8 of the 17 places sent on those tuning photos (none over a card), 11 over
+#: no card in all; with it 8 and 2, the same cards missed unsaid.
+OTHERWISE_HIGH = 0.5
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
               "something (the layout's pay table, the back of a face-down card) are not "
@@ -1867,11 +1873,15 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]],
             regions.append(box.reshape(-1, 1, 2))  # told once, whichever read saw it
             notes.append({"hand": None, "seat": None, "card": None,
                           "reason": OTHERWISE_NOTE, "region": _points(box)})
-        reach = OTHERWISE_NEAR * (card_h or 0.0)
+        if card_h is None:
+            continue  # the read kept found no card: how large a card is here is not known
+        reach = OTHERWISE_NEAR * card_h
         for note in other["needs_confirmation"]:
             if note["hand"] is not None or "region" not in note:
                 continue  # only its places unread (a hand face down is its own)
             place = np.asarray(note["region"], np.float32).reshape(-1, 1, 2)
+            if min(cv2.minAreaRect(place)[1]) < OTHERWISE_HIGH * card_h:
+                continue  # less than a card's width across: not cards
             x, y = (float(v) for v in place.reshape(-1, 2).mean(axis=0))
             if any(cv2.pointPolygonTest(r, (x, y), True) >= -reach for r in regions) or any(
                     cv2.pointPolygonTest(place, (float(p[0]), float(p[1])), True) >= -reach
