@@ -357,13 +357,15 @@ BALANCE_BOTH = True
 #: look, ``_read_rescaled``: a third of a read), which changes no card's place nor the
 #: count but where a hand is then found face down (``_may_lie_face_down``). A way whose
 #: first pass finds fewer cards than another surely keeps cannot be kept; its cards' places
-#: are all the other ways take from it (``seen_otherwise``), so it is not read again, but
-#: for what it may yet find face down, and its red reads are not looked at again under the
-#: cast (``_red_doubts``). Every read is as before (2026-12-07: 8 tuning sets of 30
-#: photos, grey and near-white, with and without a cast, each line the same, and the notes
-#: too on three). ``benchmarks/vision_ways.py``, held-out tables, 15 photos each, median
-#: ms on one core, read whole -> not: light grey felt 286 -> 261, near-white 352 -> 332,
-#: grey felt under the tungsten cast 638 -> 586, under the stronger 532 -> 463 (1.06-1.15x).
+#: and its places unread, which the second look does not change, are all the read kept
+#: takes from it (``seen_otherwise``), so it is not read again, but for what it may yet
+#: find face down, and its red reads are not looked at again under the cast
+#: (``_red_doubts``). Every read is as before (2026-12-07: 8 tuning sets of 30 photos, grey
+#: and near-white, with and without a cast, each line the same, and the notes too on
+#: three; ``benchmarks/vision_ways.py`` checks it on the held-out tables it times). That
+#: benchmark, 15 photos each, median ms on one core, read whole -> not: light grey felt
+#: 286 -> 261, near-white 352 -> 332, grey felt under the tungsten cast 638 -> 586, under
+#: the stronger 532 -> 463 (1.06-1.15x).
 LOSING = True
 #: Whether a row of touching hands that two cuts part differently (where there is least
 #: card-white across it, and where it reaches least far across: ``geometry._split_rows``)
