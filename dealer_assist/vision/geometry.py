@@ -161,14 +161,22 @@ def _otsu(score: np.ndarray) -> np.ndarray:
     return out
 
 
+def _along_edge(mask: np.ndarray) -> int:
+    """How many of the photo's outermost pixels ``mask`` holds (each corner once).
+
+    >>> _along_edge(np.pad(np.zeros((3, 3), np.uint8), 1, constant_values=1))
+    16
+    """
+    return int(np.count_nonzero(mask[0]) + np.count_nonzero(mask[-1])
+               + np.count_nonzero(mask[1:-1, 0]) + np.count_nonzero(mask[1:-1, -1]))
+
+
 def _table(mask: np.ndarray, enclosed: bool = False) -> np.ndarray | None:
     """The table (uint8 0/255: the felt's convex hull) when card-white lies beyond it
     (``BEYOND_EDGE``); None when nothing does (the photo is all table). ``enclosed``: only
     where the felt is enclosed by it (``BEYOND_FELT``)."""
     h, w = mask.shape
-    border = (np.count_nonzero(mask[0]) + np.count_nonzero(mask[-1])
-              + np.count_nonzero(mask[1:-1, 0]) + np.count_nonzero(mask[1:-1, -1]))
-    if border <= BEYOND_EDGE * min(h, w):  # no region can touch the edge that long
+    if _along_edge(mask) <= BEYOND_EDGE * min(h, w):  # no region can touch the edge that long
         return None
     if enclosed and h * w - np.count_nonzero(mask) < BEYOND_FELT * h * w:
         return None  # too little is left for a felt that large
@@ -184,12 +192,9 @@ def _table(mask: np.ndarray, enclosed: bool = False) -> np.ndarray | None:
         return None
     largest = 1 + int(np.argmax(felt_stats[1:, cv2.CC_STAT_AREA]))
     felt = (felt_labels == largest).astype(np.uint8)
-    if enclosed:
-        open_edge = (np.count_nonzero(felt[0]) + np.count_nonzero(felt[-1])
-                     + np.count_nonzero(felt[:, 0]) + np.count_nonzero(felt[:, -1]))
-        if (felt_stats[largest, cv2.CC_STAT_AREA] < BEYOND_FELT * h * w
-                or open_edge >= BEYOND_OPEN * 2 * (h + w)):
-            return None
+    if enclosed and (felt_stats[largest, cv2.CC_STAT_AREA] < BEYOND_FELT * h * w
+                     or _along_edge(felt) >= BEYOND_OPEN * 2 * (h + w)):
+        return None
     outline, _ = cv2.findContours(felt, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     table = np.zeros_like(mask)
     cv2.fillPoly(table, [cv2.convexHull(np.concatenate(outline))], 255)
@@ -1522,7 +1527,12 @@ def chip_like(blob: Blob, card_h: float) -> bool:
 
 def blob_sides(blob: Blob) -> tuple[float, float]:
     """(short, long) sides of the blob's rectangle."""
-    c = blob.corners
+    return box_sides(blob.corners)
+
+
+def box_sides(corners: np.ndarray) -> tuple[float, float]:
+    """(short, long) sides of a rectangle given by its four ``corners`` in turn."""
+    c = corners
     a = float(np.linalg.norm(c[1] - c[0]))
     b = float(np.linalg.norm(c[3] - c[0]))
     return min(a, b), max(a, b)

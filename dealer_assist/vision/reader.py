@@ -46,6 +46,7 @@ from .geometry import (
     WhiteBy,
     aligned_blob,
     blob_sides,
+    box_sides,
     card_height,
     card_top,
     cast_unsure,
@@ -194,11 +195,10 @@ OTHERWISE_NOTE = "read another way, the photo shows a hand here that was not rea
 #: the 480 photos, 6 of them over cards.
 OTHERWISE_UNREAD_NOTE = "read another way, cards here could not be read: check them"
 #: ... where the read kept has found cards (a bare felt read balanced passes for card-white
-#: in specks: 13 such places on one photo, where no card is), and such a place is
-#: OTHERWISE_HIGH card heights across or more: a hard shadow's edge on a grey felt, a
+#: in specks: 13 such places on one photo, where no card is), and such a place is half a
+#: card high across or more (``_card_high``): a hard shadow's edge on a grey felt, a
 #: sliver, was 8 of the 17 places sent on those tuning photos (none over a card), 11 over
-#: no card in all; with it 8 and 2, the same cards missed unsaid.
-OTHERWISE_HIGH = 0.5
+#: no card in all; without the slivers 8 and 2, the same cards missed unsaid.
 #: What the dealer is told of a hand of cards smaller than the others (SMALL_CARDS).
 SMALL_NOTE = ("its cards look smaller than the others on the table: cards pictured on "
               "something (the layout's pay table, the back of a face-down card) are not "
@@ -785,11 +785,12 @@ def _down_sized(blob: Blob, card_h: float) -> bool:
     return short >= FACE_DOWN_WIDE * card_h and long >= FACE_DOWN_LONG * card_h
 
 
-def _card_high(blob: Blob, card_h: float) -> bool:
-    """Whether ``blob``'s rectangle is at least half a card ``card_h`` high across (its
-    short side): not a sliver along the rail or a floor's edge, which read in frames as
-    high as a card would be a strip hundreds of windows long."""
-    return blob_sides(blob)[0] >= 0.5 * card_h
+def _card_high(corners: np.ndarray, card_h: float) -> bool:
+    """Whether a region's rectangle (its four ``corners``) is at least half a card
+    ``card_h`` high across (its short side): not a sliver along the rail or a floor's edge,
+    which read in frames as high as a card would be a strip hundreds of windows long, nor a
+    hard shadow's edge."""
+    return box_sides(corners)[0] >= 0.5 * card_h
 
 
 def _hand_sized(blob: Blob, card_h: float) -> bool:
@@ -802,7 +803,7 @@ def _hand_sized(blob: Blob, card_h: float) -> bool:
     ...  for w, h in ((130, 100), (1322, 14), (60, 40), (200, 100))]
     [True, False, False, False]
     """
-    return _card_high(blob, card_h) and blob_sides(blob)[1] <= ROW_OF_HANDS * card_h
+    return _card_high(blob.corners, card_h) and blob_sides(blob)[1] <= ROW_OF_HANDS * card_h
 
 
 #: A hand whose card-white stands little out of the table (court cards on a near-white
@@ -1324,10 +1325,10 @@ class Reader:
         for k, b in enumerate(self.unread):
             if _hand_sized(b, card_h):
                 parts[k] = [b]
-            elif ROWS_REJECTED and self.white is not None and _card_high(b, card_h):
+            elif ROWS_REJECTED and self.white is not None and _card_high(b.corners, card_h):
                 work, mask = self.white
                 s = work.shape[1] / pyr.levels[0].shape[1]
-                if row := [p for p in hands_in_row(b, mask, s, card_h) if _card_high(p, card_h)]:
+                if row := [p for p in hands_in_row(b, mask, s, card_h) if _card_high(p.corners, card_h)]:
                     parts[k] = row
         return parts
 
@@ -1861,8 +1862,7 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]],
             reach = OTHERWISE_NEAR * h
             new = [c for c, p in zip(cards, centres, strict=True)
                    if float(np.linalg.norm(places - p, axis=1).min(initial=np.inf)) > reach
-                   and not any(cv2.pointPolygonTest(r, (float(p[0]), float(p[1])), True)
-                               >= -reach for r in regions)]
+                   and not any(_near(r, p, reach) for r in regions)]
             if len(new) < min(2, len(cards)):
                 continue  # the read kept has this hand, or most of it
             rect = cv2.minAreaRect(
@@ -1882,17 +1882,21 @@ def seen_otherwise(kept: dict[str, Any], others: list[dict[str, Any]],
             if note["hand"] is not None or "region" not in note:
                 continue  # only its places unread (a hand face down is its own)
             place = np.asarray(note["region"], np.float32).reshape(-1, 1, 2)
-            if min(cv2.minAreaRect(place)[1]) < OTHERWISE_HIGH * card_h:
-                continue  # less than a card's width across: not cards
-            x, y = (float(v) for v in place.reshape(-1, 2).mean(axis=0))
-            if any(cv2.pointPolygonTest(r, (x, y), True) >= -reach for r in regions) or any(
-                    cv2.pointPolygonTest(place, (float(p[0]), float(p[1])), True) >= -reach
-                    for p in places):
+            if not _card_high(place.reshape(-1, 2), card_h):
+                continue  # a sliver, not cards
+            centre = place.reshape(-1, 2).mean(axis=0)
+            if any(_near(r, centre, reach) for r in regions) or any(
+                    _near(place, p, reach) for p in places):
                 continue  # the read kept reads or sends something there
             regions.append(place)
             notes.append({"hand": None, "seat": None, "card": None,
                           "reason": OTHERWISE_UNREAD_NOTE, "region": note["region"]})
     return notes
+
+
+def _near(polygon: np.ndarray, point: np.ndarray, reach: float) -> bool:
+    """Whether ``point`` lies in ``polygon`` or within ``reach`` pixels of it."""
+    return cv2.pointPolygonTest(polygon, (float(point[0]), float(point[1])), True) >= -reach
 
 
 def _read_well(result: dict[str, Any]) -> tuple[int, int]:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from dealer_assist.cli import main
 from dealer_assist.vision import reader as reader_module
-from dealer_assist.vision.geometry import WhiteBy, cast_unsure, reduce
+from dealer_assist.vision.geometry import Pyramid, WhiteBy, cast_unsure, reduce
 from dealer_assist.vision.net import normalise_strip
 from dealer_assist.vision.reader import WARM_NOTE, Reader
 from dealer_assist.vision.synth import compose
@@ -208,9 +208,9 @@ def test_a_way_that_cannot_be_kept_is_not_read_again(
     looked: list[int] = []
     read_again = Reader._read_rescaled
 
-    def counted(self: Reader, pyr: object, cards: list) -> None:
+    def counted(self: Reader, pyr: Pyramid, cards: list) -> None:
         looked.append(len(cards))
-        read_again(self, pyr, cards)  # type: ignore[arg-type]
+        read_again(self, pyr, cards)
 
     monkeypatch.setattr(Reader, "_read_rescaled", counted)
     results = {}
