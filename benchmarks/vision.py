@@ -59,7 +59,7 @@ from vision_threshold import lies_on, missed_unsaid, shown_read, unflagged_wrong
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_back, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
 from dealer_assist.vision.net import SECOND_NAMES
-from dealer_assist.vision.reader import BLURRED_NOTE, RUNNER_UP, Reader, in_doubt
+from dealer_assist.vision.reader import BLURRED_NOTE, FAINT_NOTE, RUNNER_UP, Reader, in_doubt
 from dealer_assist.vision.synth import (
     CONDITIONS,
     LAYS,
@@ -134,10 +134,17 @@ def _lit(img: np.ndarray, gains: tuple[float, float, float], noise: float = 0.0,
     return _jpeg(np.clip(out, 0, 255).astype(np.uint8))
 
 
+def _drained(img: np.ndarray, colour: float) -> bytes:
+    """``img`` with only ``colour`` of its colour left, as a JPEG."""
+    grey = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return _jpeg(cv2.addWeighted(img, colour, grey, 1.0 - colour, 0.0))
+
+
 #: A photo's exposure, white balance and compression gone wrong, the cards where they were
 #: (``--exposure``): a quarter of the light with sensor noise; 1.7 times too much, the
 #: cards' white clipped; a tungsten lamp's cast left uncorrected (and a stronger one, red
-#: 2.8 times blue), and a shade's; a JPEG saved at quality 25.
+#: 2.8 times blue), and a shade's; a JPEG saved at quality 25; with only 5% and 15% of its
+#: colour left (a phone's faded filter; with none, the photo is refused when loaded).
 EXPOSURES: dict[str, Callable[[np.ndarray, int], bytes]] = {
     "underexposed (x0.25)": lambda img, seed: _lit(img, (0.25, 0.25, 0.25), 3.0, seed),
     "overexposed (x1.7)": lambda img, seed: _lit(img, (1.7, 1.7, 1.7)),
@@ -145,6 +152,8 @@ EXPOSURES: dict[str, Callable[[np.ndarray, int], bytes]] = {
     "tungsten, stronger": lambda img, seed: _lit(img, (0.5, 0.8, 1.4)),
     "shade cast": lambda img, seed: _lit(img, (1.35, 1.0, 0.65)),
     "JPEG quality 25": lambda img, seed: _jpeg(img, 25),
+    "colour faded to 5%": lambda img, seed: _drained(img, 0.05),
+    "colour faded to 15%": lambda img, seed: _drained(img, 0.15),
 }
 
 
@@ -172,13 +181,18 @@ def totals(scenes: list, results: list) -> list[int]:
 
 
 def said(scenes: list, results: list) -> str:
-    """How many of the photos the dealer is told are blurred (``reader.BLURRED_NOTE``);
-    and where hands lie face down (``compose(face_down=...)``), how many of them are said
-    to (a note with ``"face_down"`` over the hand: ``reader.FACE_DOWN_PAPER``), and how
-    many such notes lie over no face-down hand (said of anything else)."""
+    """How many of the photos the dealer is told are blurred (``reader.BLURRED_NOTE``),
+    and, where any is, show almost no colour (``reader.FAINT_NOTE``); and where hands lie
+    face down (``compose(face_down=...)``), how many of them are said to (a note with
+    ``"face_down"`` over the hand: ``reader.FACE_DOWN_PAPER``), and how many such notes
+    lie over no face-down hand (said of anything else)."""
     blurred = sum(any(c["reason"] == BLURRED_NOTE for c in r["needs_confirmation"])
                   for r in results)
     out = f"  said blurred: {blurred} of {len(results)}"
+    faint = sum(any(c["reason"] == FAINT_NOTE for c in r["needs_confirmation"])
+                for r in results)
+    if faint:
+        out += f"  said colourless: {faint}"
     down = named = elsewhere = 0
     for sc, res in zip(scenes, results, strict=True):
         cards = sc.meta.get("face_down", [])

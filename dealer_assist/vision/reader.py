@@ -35,6 +35,7 @@ import numpy as np
 
 from dealer_assist.domain.cards import DECK, Card
 
+from .colour import FAINT_COLOUR, RAISE_UNDER, colour_shown, raised
 from .geometry import (
     ROW_OF_HANDS,
     Blob,
@@ -168,6 +169,16 @@ WARM_NOTE = ("the light is warm and the camera did not balance it (the cards' wh
 #: (the one value tried: the stronger cast's paper measured 0.40-0.49 blue to red where
 #: about 0.31-0.36 is so, a third higher).
 WARM_MORE = 1.3
+#: What the dealer is told of a photo showing almost no colour (``colour.colour_shown``
+#: under ``colour.FAINT_COLOUR``: a photo drained of colour by a faded or mono filter), once
+#: for the photo (where it holds cards: a bare grey table shows as little colour) and, as
+#: FAINT_CARD_NOTE, of every card read in it: a red suit comes out black there, sure. It is
+#: read with its colour raised (``colour.raised``), noise and all; the module ``colour``
+#: says how often each goes wrong.
+FAINT_NOTE = ("the photo shows almost no colour (a faded or black-and-white filter?): red "
+              "and black suits are hard to tell apart; take the photo in colour, or check "
+              "every card's suit")
+FAINT_CARD_NOTE = "the photo shows almost no colour: check its suit"
 #: Where a photo is read more than one way (``GREY_BOTH``, ``BALANCE_BOTH``), the cards of a
 #: hand another way read that lie farther than OTHERWISE_NEAR card heights from every card
 #: of the read kept, and from every place it sends unread, are a place the dealer is sent to
@@ -937,6 +948,8 @@ class Reader:
         #: (``_first_pass``), and whether its read cannot be the one kept (``LOSING``)
         self._first: list[Hand] | None = None
         self._losing = False
+        #: within one ``read``: whether the photo shows almost no colour (``FAINT_NOTE``)
+        self._faint = False
         self._forget_found()
 
     def _forget_found(self) -> None:
@@ -1515,6 +1528,11 @@ class Reader:
         # the photo's working copy is made once for every use of it in this read (the
         # colour test, each read's regions, the layout's match; 59 ms at 12 MP)
         self._reduced = reduce(image)
+        shown = colour_shown(self._reduced[0])
+        self._faint = shown < FAINT_COLOUR
+        if shown < RAISE_UNDER:  # read as if its colour were as a photo's as taken
+            image = raised(image, shown)
+            self._reduced = reduce(image)
         try:
             ways = self._white_ways(self._reduced[0])
             if len(ways) == 1:
@@ -1728,6 +1746,8 @@ class Reader:
                     reasons.append(f"could also be {other} ({other_p:.3f})")
             if red_doubts[n]:
                 reasons.append(WARM_NOTE)
+            if self._faint:
+                reasons.append(FAINT_CARD_NOTE)
             if reasons:
                 confirm.append({"hand": hi, "seat": hand.seat, "card": card,
                                 "reason": "; ".join(reasons), "alternatives": c.alternatives()})
@@ -1779,6 +1799,8 @@ class Reader:
         seat_regions(confirm, zones)
         if self._blurred(image, out_cards):
             confirm.append({"hand": None, "seat": None, "card": None, "reason": BLURRED_NOTE})
+        if self._faint and out_cards:  # a bare grey table is as faint, and shows no suit
+            confirm.append({"hand": None, "seat": None, "card": None, "reason": FAINT_NOTE})
         h, w = image.shape[:2]
         return {"cards": out_cards, "hands": out_hands, "needs_confirmation": confirm,
                 "image": {"width": w, "height": h}}
