@@ -192,7 +192,7 @@ def said(scenes: list, results: list) -> str:
     faint = sum(any(c["reason"] == FAINT_NOTE for c in r["needs_confirmation"])
                 for r in results)
     if faint:
-        out += f"  said colourless: {faint}"
+        out += f"  said colour faint: {faint}"
     down = named = elsewhere = 0
     for sc, res in zip(scenes, results, strict=True):
         cards = sc.meta.get("face_down", [])

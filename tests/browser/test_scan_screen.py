@@ -357,6 +357,32 @@ def test_a_black_and_white_photo_is_refused(page: Any, live_server: LiveServer,
     shot(page, "scan-09-black-and-white-photo")
 
 
+def test_a_photo_of_faint_colour_is_read_and_said_to_be(page: Any, live_server: LiveServer,
+                                                        tmp_path: Path) -> None:
+    """A photo taken with a phone's faded filter (a tenth of its colour left) is read, its
+    colour raised; the dealer is told first that red and black suits are hard to tell apart
+    in it, and every card read waits to be confirmed, its seat marked."""
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    set_zones(live_server.floor, truth["zones"])
+    colour = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    grey = cv2.cvtColor(cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    photo = tmp_path / "faded.jpg"
+    photo.write_bytes(cv2.imencode(".jpg", cv2.addWeighted(colour, 0.1, grey, 0.9, 0))[1]
+                      .tobytes())
+    data = upload_and_read(page, live_server, photo)
+    check_honest(data, truth)
+    assert data["cards"] and {(c["hand"], c["card"]) for c in data["cards"]} <= {
+        (i["hand"], i["card"]) for i in data["needs_confirmation"] if i.get("card")}
+    expect(page.locator(".scan-reasons li").first).to_contain_text(
+        "the photo shows almost no colour")
+    shot(page, "scan-16-faint-colour-photo")
+    page.click("[data-testid=scan-use]")
+    expect(page.locator("[data-testid=scan-general]")).to_contain_text(
+        "the photo shows almost no colour")
+    check_placed(page, data)
+    shot(page, "scan-17-faint-colour-to-confirm")
+
+
 def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: LiveServer,
                                                     tmp_path: Path) -> None:
     """The same hand twice in one photo: every card is read in two hands, and the scan
