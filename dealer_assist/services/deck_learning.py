@@ -84,7 +84,7 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
     scans as they are read (a progress bar). Raises InvalidInput when there is nothing to
     learn from (no scanned round, or no confirmed card found in their photos), or no card
     model is installed."""
-    from dealer_assist.vision.enroll import confirmed_labels, enroll
+    from dealer_assist.vision.enroll import confirmed_labels, enroll, read_upright
     from dealer_assist.vision.geometry import EmptyLayout
     from dealer_assist.vision.loading import ImageError, load
     from dealer_assist.vision.reader import Reader as CardReader
@@ -113,7 +113,8 @@ def learn_from_scans(found: TableScans, reader: Reader | None = None,
                 continue
             zones = found.zones_for(None if empty is not None else
                                     (image.shape[1], image.shape[0]))
-            labels = confirmed_labels(reader.read(image, zones, empty), scan.cards)
+            image, read = read_upright(image, reader.read(image, zones, empty))
+            labels = confirmed_labels(read, scan.cards)
             learnt.rounds.append(scan.serial)
             learnt.confirmed += sum(len(c) for c in scan.cards.values())
             learnt.labelled += sum(c["card"] is not None for c in labels["cards"])

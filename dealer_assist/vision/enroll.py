@@ -40,7 +40,7 @@ from dealer_assist.domain.cards import Card, parse_card
 from dealer_assist.domain.errors import CardError
 
 from .net import N_RANK, N_SUIT, NONE, SECOND_NAMES, IndexNet, SecondLook
-from .reader import Reader
+from .reader import MIRRORED_NOTE, Reader, mirrored
 from .trainset import Patches, looks_from_photo, patches_from_photo
 
 #: L2 pull of the adapter towards zero, per window.
@@ -68,6 +68,25 @@ def labelled_cards(truth: dict[str, object]) -> list[tuple[Card | None, np.ndarr
                  np.asarray(c["corners"], np.float32).reshape(4, 2)) for c in cards]
     except (KeyError, TypeError, ValueError, AssertionError, CardError) as exc:
         raise ValueError(f'labels must be {{"cards": [{{"card", "corners"}}]}}: {exc}') from exc
+
+
+def read_upright(image: np.ndarray, result: dict[str, Any]) -> tuple[np.ndarray,
+                                                                     dict[str, Any]]:
+    """A photo and its read, turned back where the photo was read mirrored (a front
+    camera's: ``reader.MIRRORED_NOTE``), so that its labels lie on indices that read
+    upright; else as they are.
+
+    >>> photo = np.zeros((4, 10, 3), np.uint8)
+    >>> photo[:, 0] = 255                                   # its left column white
+    >>> read = {"cards": [{"card": "AS", "corners": [[1, 0], [3, 0], [3, 3], [1, 3]]}],
+    ...         "needs_confirmation": [{"hand": None, "card": None, "reason": MIRRORED_NOTE}]}
+    >>> turned, labels = read_upright(photo, read)
+    >>> int(turned[0, 9, 0]), labels["cards"][0]["corners"][0]
+    (255, [8, 0])
+    """
+    if not any(n.get("reason") == MIRRORED_NOTE for n in result.get("needs_confirmation", [])):
+        return image, result
+    return cv2.flip(image, 1), mirrored(result, image.shape[1])
 
 
 def confirmed_labels(result: dict[str, Any], confirmed: Mapping[str, Sequence[str]]

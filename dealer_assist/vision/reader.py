@@ -7,7 +7,8 @@ The result has the shape of ``dealer-assist scan --json``::
      "hands": [{"hand": 0, "seat": 3, "cards": ["AS", "KD", "3C"], "confidence": 0.97}],
      "needs_confirmation": [{"hand": 0, "seat": 3, "card": "AS", "reason": "..."}]}
 
-Corners run clockwise from the corner whose index reads upright. Seats are 1..7 or
+Corners run clockwise from the corner whose index reads upright (counter-clockwise in a
+photo read mirrored: ``MIRRORED_NOTE``). Seats are 1..7 or
 ``"dealer"``; ``None`` when a hand is in no seat zone. One deck is dealt, so reads that
 share their likeliest card are given the distinct cards likeliest together (``one_deck``).
 Nothing doubtful is passed off as sure: a card under the confidence threshold (or above it
@@ -179,6 +180,22 @@ FAINT_NOTE = ("the photo shows almost no colour (a faded or black-and-white filt
               "and black suits are hard to tell apart; take the photo in colour, or check "
               "every card's suit")
 FAINT_CARD_NOTE = "the photo shows almost no colour: check its suit"
+#: A photo whose cards (MIRROR_CARDS at least) are read at a mean confidence under
+#: MIRROR_TRY is read mirrored too: a front camera's photo, or a webcam set to mirror,
+#: shows every index mirrored, and none reads as it should (tuning photos of the training
+#: designs mirrored: 16 of 240 cards right, none sure, 2 silent errors). The mirrored read
+#: is kept where its mean confidence is MIRROR_KEEP at least and its confidences add up to
+#: MIRROR_MORE times the other's; the dealer is told (MIRRORED_NOTE). 2026-12-08, 30
+#: tuning photos of each kind, plain, on a near-white table, taken moving and out of focus
+#: (240), each as taken and mirrored: as taken, 14 read mirrored too (10 taken moving), none
+#: kept so; mirrored, 232 read turned back (the rest taken moving or out of focus). Of 420
+#: more as taken (a grey felt, in a shadow; near-white under the stronger cast;
+#: overexposed, laid apart, on a printed layout, tilted), 17 are read mirrored too (10
+#: overexposed); in 900 tuning photos as taken (every set of ``scripts/vision_sweep`` and
+#: four more) none was kept mirrored.
+MIRROR_TRY, MIRROR_CARDS, MIRROR_KEEP, MIRROR_MORE = 0.6, 3, 0.5, 2.0
+MIRRORED_NOTE = ("the photo is mirrored (taken with a front camera?): it was read turned "
+                 "back; check the seats")
 #: Where a photo is read more than one way (``GREY_BOTH``, ``BALANCE_BOTH``), the cards of a
 #: hand another way read that lie farther than OTHERWISE_NEAR card heights from every card
 #: of the read kept, and from every place it sends unread, are a place the dealer is sent to
@@ -1524,7 +1541,32 @@ class Reader:
         print is not taken for cards, and ``zones`` are then in its pixels (mapped to this
         photo's: scaled, or by the homography its print gives when the camera moved). On a
         table of little colour, read with card-white found both ways (``GREY_BOTH``), and
-        where a colour cast may be the felt's own, as taken and balanced (``BALANCE_BOTH``)."""
+        where a colour cast may be the felt's own, as taken and balanced (``BALANCE_BOTH``). A
+        photo whose cards read at little confidence is read mirrored too (``MIRROR_TRY``)."""
+        result = self._read_photo(image, zones, empty)
+        cards, confidence = _confidence(result)
+        if cards < MIRROR_CARDS or confidence >= MIRROR_TRY * cards:
+            return result
+        # a mirrored photo: read turned back, its zones and empty layout with it
+        width = image.shape[1]
+        layout = None if empty is None else (empty.image if isinstance(empty, EmptyLayout)
+                                             else empty)
+        zones_width = width if layout is None else layout.shape[1]
+        turned = copy.copy(self)._read_photo(  # what it finds is left with the copy
+            cv2.flip(image, 1), None if not zones else mirrored_zones(zones, zones_width),
+            None if layout is None else EmptyLayout(cv2.flip(layout, 1)))
+        turned_cards, turned_confidence = _confidence(turned)
+        if (turned_confidence < MIRROR_KEEP * turned_cards
+                or turned_confidence < MIRROR_MORE * confidence):
+            return result
+        turned = mirrored(turned, width)
+        turned["needs_confirmation"].append({"hand": None, "seat": None, "card": None,
+                                             "reason": MIRRORED_NOTE})
+        return turned
+
+    def _read_photo(self, image: np.ndarray, zones: dict[str, Any] | None,
+                    empty: np.ndarray | EmptyLayout | None) -> dict[str, Any]:
+        """``read``, the photo as it is."""
         # the photo's working copy is made once for every use of it in this read (the
         # colour test, each read's regions, the layout's match; 59 ms at 12 MP)
         self._reduced = reduce(image)
@@ -1930,6 +1972,11 @@ def _read_well(result: dict[str, Any]) -> tuple[int, int]:
         for c in result["cards"])
 
 
+def _confidence(result: dict[str, Any]) -> tuple[int, float]:
+    """The cards of a scan result and their confidences added up (``MIRROR_TRY``)."""
+    return len(result["cards"]), sum(float(c["confidence"]) for c in result["cards"])
+
+
 def _may_lie_face_down(hand: Hand) -> bool:
     """Whether ``Reader._face_down`` may yet take ``hand`` for one lying face down, its
     reads dropped, once its cards are read again: a region with one index seen at most."""
@@ -2136,6 +2183,37 @@ def zone_seat(point: tuple[float, float], zones: dict[str, Any]) -> Seat:
     if best is None:
         return None
     return "dealer" if best[1] == "dealer" else int(best[1])
+
+
+def mirrored(result: dict[str, Any], width: int) -> dict[str, Any]:
+    """A scan result with every place in it (cards' corners, regions) mirrored across a
+    photo ``width`` pixels wide: a mirrored photo's read as the photo shows it (its corners
+    then run counter-clockwise), or the other way.
+
+    >>> result = {"cards": [{"card": "AS", "corners": [[10, 0], [20, 0], [20, 30], [10, 30]]}],
+    ...           "needs_confirmation": [{"reason": "...", "region": [[0, 5], [4, 5]]}]}
+    >>> turned = mirrored(result, 101)
+    >>> turned["cards"][0]["corners"][:2], turned["needs_confirmation"][0]["region"]
+    ([[90, 0], [80, 0]], [[100, 5], [96, 5]])
+    """
+    def points(corners: list[list[float]]) -> list[list[float]]:
+        return [[width - 1 - x, y] for x, y in corners]
+
+    out = dict(result)
+    out["cards"] = [{**c, "corners": points(c["corners"])} for c in result["cards"]]
+    out["needs_confirmation"] = [{**n, "region": points(n["region"])} if "region" in n else n
+                                 for n in result["needs_confirmation"]]
+    return out
+
+
+def mirrored_zones(zones: dict[str, Any], width: int) -> dict[str, Any]:
+    """Seat zones (polygons) mirrored across a photo ``width`` pixels wide.
+
+    >>> mirrored_zones({"1": [[0, 0], [10, 0], [10, 5]]}, 11)
+    {'1': [[10, 0], [0, 0], [0, 5]]}
+    """
+    return {seat: [[width - 1 - x, y] for x, y in np.asarray(polygon).reshape(-1, 2).tolist()]
+            for seat, polygon in zones.items()}
 
 
 def seat_regions(notes: list[dict[str, Any]], zones: dict[str, Any] | None) -> None:

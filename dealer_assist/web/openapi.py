@@ -175,7 +175,8 @@ SCHEMAS: dict[str, Any] = {
             "card": _CARD, "confidence": {"type": "number", "minimum": 0, "maximum": 1},
             "corners": {"type": "array", "minItems": 4, "maxItems": 4,
                         "description": "photo pixels, clockwise from the corner whose index "
-                                       "reads upright",
+                                       "reads upright (counter-clockwise in a photo read "
+                                       "mirrored, which a note says)",
                         "items": {"type": "array", "items": {"type": "number"},
                                   "minItems": 2, "maxItems": 2}},
             "hand": {"type": "integer", "minimum": 0},

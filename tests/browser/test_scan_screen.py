@@ -383,6 +383,28 @@ def test_a_photo_of_faint_colour_is_read_and_said_to_be(page: Any, live_server: 
     shot(page, "scan-17-faint-colour-to-confirm")
 
 
+def test_a_mirrored_photo_is_read_turned_back(page: Any, live_server: LiveServer,
+                                              tmp_path: Path) -> None:
+    """A photo from a phone's front camera is mirrored (the table's seat zones drawn on
+    such a photo too): it is read turned back, every card shown over itself on the photo
+    and placed in its seat, and the dealer is told the photo was mirrored."""
+    from dealer_assist.vision.reader import mirrored_zones
+
+    truth = json.loads((SAMPLES / "scene_2.json").read_text())
+    image = cv2.imread(str(SAMPLES / "scene_2.jpg"))
+    set_zones(live_server.floor, mirrored_zones(truth["zones"], image.shape[1]))
+    photo = tmp_path / "front-camera.jpg"
+    photo.write_bytes(cv2.imencode(".jpg", cv2.flip(image, 1))[1].tobytes())
+    data = upload_and_read(page, live_server, photo)
+    check_honest(data, truth)
+    assert sorted((str(c["seat"]), c["card"]) for c in data["cards"]) == sorted(
+        (str(c["seat"]), c["card"]) for c in truth["cards"])
+    expect(page.locator(".scan-reasons li").first).to_contain_text("the photo is mirrored")
+    shot(page, "scan-18-mirrored-photo")
+    page.click("[data-testid=scan-use]")
+    check_placed(page, data)
+
+
 def test_a_card_read_in_two_hands_is_doubted_in_both(page: Any, live_server: LiveServer,
                                                     tmp_path: Path) -> None:
     """The same hand twice in one photo: every card is read in two hands, and the scan
