@@ -151,6 +151,29 @@ def test_the_empty_layout_keeps_its_print_out_of_the_cards(reader: Reader, deck:
     assert reader.read(image, None, felt)["cards"] == alone["cards"]
 
 
+def test_a_camera_that_mirrors_is_read_turned_back_with_its_empty_layout(
+        reader: Reader) -> None:
+    """A webcam set to mirror takes the table's empty layout mirrored too: a scan is read
+    turned back with the empty layout turned back with it, and reads what the same photo
+    not mirrored reads, each card where it lies in the mirrored photo."""
+    from dealer_assist.vision.reader import MIRRORED_NOTE
+
+    decks = {"proc:920008": procedural_deck(920008)}
+    scene = compose(decks, 920008, seats=7, layout=True)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    empty = cv2.imdecode(np.frombuffer(another_take(compose(
+        decks, 920008, seats=7, layout=True, empty=True).image, 920008), np.uint8),
+        cv2.IMREAD_COLOR)
+    width = image.shape[1]
+    as_taken = reader.read(image, None, empty)
+    mirrored = reader.read(cv2.flip(image, 1), None, cv2.flip(empty, 1))
+    assert MIRRORED_NOTE in [n["reason"] for n in mirrored["needs_confirmation"]]
+    truth = [dataclasses.replace(t, corners=[[width - 1 - x, y] for x, y in t.corners])
+             for t in scene.cards]
+    assert right_reads(mirrored, truth) == right_reads(as_taken, scene.cards) >= 22
+    assert unflagged_wrong(mirrored, truth)[0] == []
+
+
 def test_chips_in_the_betting_circles_are_not_places_to_check(
         reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
     """Bets on the layout, compared with its empty photo (as a table with seat zones is
