@@ -21,8 +21,9 @@ can bring: a floor around the table, warm dim light, a tilted camera), on a ligh
 and a near-white table, under a lamp's glare, with the dealer's hand still face down, with
 a hand printed on the felt (a pay table's art), with chips lying on the cards and with
 chips over index corners; with ``--exposure``, the first of those tables too dark, too
-bright, under a lamp's or the shade's colour cast and saved at a low JPEG quality
-(``EXPOSURES``), and on a light grey felt under both tungsten casts; the first ``--lays``
+bright, under a lamp's or the shade's colour cast, saved at a low JPEG quality or with its
+colour faded (``EXPOSURES``), mirrored (a front camera's), and on a light grey felt under
+both tungsten casts; the first ``--lays``
 with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands
 were read whole; with ``--close-ups``, hands of those tables photographed up close
 (``synth.close_up``, magnified); with ``--up-close``, one to three hands photographed up
@@ -59,7 +60,14 @@ from vision_threshold import lies_on, missed_unsaid, shown_read, unflagged_wrong
 from dealer_assist.vision.faces import HELD_OUT_DECKS, load_back, load_deck
 from dealer_assist.vision.geometry import EmptyLayout, reduce
 from dealer_assist.vision.net import SECOND_NAMES
-from dealer_assist.vision.reader import BLURRED_NOTE, FAINT_NOTE, RUNNER_UP, Reader, in_doubt
+from dealer_assist.vision.reader import (
+    BLURRED_NOTE,
+    FAINT_NOTE,
+    MIRRORED_NOTE,
+    RUNNER_UP,
+    Reader,
+    in_doubt,
+)
 from dealer_assist.vision.synth import (
     CONDITIONS,
     LAYS,
@@ -189,10 +197,10 @@ def said(scenes: list, results: list) -> str:
     blurred = sum(any(c["reason"] == BLURRED_NOTE for c in r["needs_confirmation"])
                   for r in results)
     out = f"  said blurred: {blurred} of {len(results)}"
-    faint = sum(any(c["reason"] == FAINT_NOTE for c in r["needs_confirmation"])
-                for r in results)
-    if faint:
-        out += f"  said colour faint: {faint}"
+    for name, note in (("colour faint", FAINT_NOTE), ("mirrored", MIRRORED_NOTE)):
+        told = sum(any(c["reason"] == note for c in r["needs_confirmation"]) for r in results)
+        if told:
+            out += f"  said {name}: {told}"
     down = named = elsewhere = 0
     for sc, res in zip(scenes, results, strict=True):
         cards = sc.meta.get("face_down", [])
@@ -423,6 +431,15 @@ def main(argv: list[str] | None = None) -> int:
             times, results = run(reader, taken)
             print(f"{row(name, totals(taken, results))} "
                   f"{statistics.median(times) * 1000:10.0f}{said(taken, results)}")
+        # taken with a front camera, mirrored (the truth mirrored with it)
+        mirrored = [dataclasses.replace(
+            sc, jpeg=_jpeg(cv2.flip(sc.image, 1)),
+            cards=[dataclasses.replace(t, corners=[[sc.image.shape[1] - 1 - x, y]
+                                                   for x, y in t.corners]) for t in sc.cards])
+            for sc, _ in tables]
+        times, results = run(reader, mirrored)
+        print(f"{row('mirrored (front camera)', totals(mirrored, results))} "
+              f"{statistics.median(times) * 1000:10.0f}{said(mirrored, results)}")
         # a warm lamp over a light grey felt: the felt and the cards both the lamp's colour
         greys = [(compose({deck: faces[deck]}, args.seed + 1000 * n + i, seats=7,
                           felt=(0, 0, 160)), n * 100 + i)

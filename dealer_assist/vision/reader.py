@@ -184,16 +184,18 @@ FAINT_CARD_NOTE = "the photo shows almost no colour: check its suit"
 #: MIRROR_TRY is read mirrored too: a front camera's photo, or a webcam set to mirror,
 #: shows every index mirrored, and none reads as it should (tuning photos of the training
 #: designs mirrored: 16 of 240 cards right, none sure, 2 silent errors). The mirrored read
-#: is kept where its mean confidence is MIRROR_KEEP at least and its confidences add up to
-#: MIRROR_MORE times the other's; the dealer is told (MIRRORED_NOTE). 2026-12-08, 30
-#: tuning photos of each kind, plain, on a near-white table, taken moving and out of focus
-#: (240), each as taken and mirrored: as taken, 14 read mirrored too (10 taken moving), none
-#: kept so; mirrored, 232 read turned back (the rest taken moving or out of focus). Of 420
-#: more as taken (a grey felt, in a shadow; near-white under the stronger cast;
-#: overexposed, laid apart, on a printed layout, tilted), 17 are read mirrored too (10
-#: overexposed); in 900 tuning photos as taken (every set of ``scripts/vision_sweep`` and
-#: four more) none was kept mirrored.
-MIRROR_TRY, MIRROR_CARDS, MIRROR_KEEP, MIRROR_MORE = 0.6, 3, 0.5, 2.0
+#: is kept where its cards' mean confidence is MIRROR_KEEP at least and MIRROR_MORE times
+#: the other read's; the dealer is told (MIRRORED_NOTE). 2026-12-08, 30 tuning photos of
+#: each kind, plain, on a near-white table, taken moving and out of focus (240), each as
+#: taken and mirrored: as taken, 14 are read mirrored too (10 taken moving), none kept so;
+#: mirrored, 235 are read turned back (the rest taken moving or out of focus, or one
+#: near-white). Comparing the two reads' confidences added up instead (twice as much):
+#: 232, a mirrored read often holding more cards, each weak. Of 420 more as taken (a grey
+#: felt, in a shadow; near-white under the stronger cast; overexposed, laid apart, on a
+#: printed layout, tilted), 17 are read mirrored too (10 overexposed); in 900 tuning
+#: photos as taken (every set of ``scripts/vision_sweep`` and four more) none was kept
+#: mirrored.
+MIRROR_TRY, MIRROR_CARDS, MIRROR_KEEP, MIRROR_MORE = 0.6, 3, 0.5, 1.5
 MIRRORED_NOTE = ("the photo is mirrored (taken with a front camera?): it was read turned "
                  "back; check the seats")
 #: Where a photo is read more than one way (``GREY_BOTH``, ``BALANCE_BOTH``), the cards of a
@@ -1556,8 +1558,8 @@ class Reader:
             cv2.flip(image, 1), None if not zones else mirrored_zones(zones, zones_width),
             None if layout is None else EmptyLayout(cv2.flip(layout, 1)))
         turned_cards, turned_confidence = _confidence(turned)
-        if (turned_confidence < MIRROR_KEEP * turned_cards
-                or turned_confidence < MIRROR_MORE * confidence):
+        mean = turned_confidence / max(turned_cards, 1)
+        if mean < MIRROR_KEEP or mean < MIRROR_MORE * confidence / cards:
             return result
         turned = mirrored(turned, width)
         turned["needs_confirmation"].append({"hand": None, "seat": None, "card": None,
