@@ -2198,13 +2198,12 @@ def mirrored(result: dict[str, Any], width: int) -> dict[str, Any]:
     >>> turned["cards"][0]["corners"][:2], turned["needs_confirmation"][0]["region"]
     ([[90, 0], [80, 0]], [[100, 5], [96, 5]])
     """
-    def points(corners: list[list[float]]) -> list[list[float]]:
-        return [[width - 1 - x, y] for x, y in corners]
-
     out = dict(result)
-    out["cards"] = [{**c, "corners": points(c["corners"])} for c in result["cards"]]
-    out["needs_confirmation"] = [{**n, "region": points(n["region"])} if "region" in n else n
-                                 for n in result["needs_confirmation"]]
+    out["cards"] = [{**c, "corners": _mirrored_points(c["corners"], width)}
+                    for c in result["cards"]]
+    out["needs_confirmation"] = [
+        {**n, "region": _mirrored_points(n["region"], width)} if "region" in n else n
+        for n in result["needs_confirmation"]]
     return out
 
 
@@ -2214,8 +2213,13 @@ def mirrored_zones(zones: dict[str, Any], width: int) -> dict[str, Any]:
     >>> mirrored_zones({"1": [[0, 0], [10, 0], [10, 5]]}, 11)
     {'1': [[10, 0], [0, 0], [0, 5]]}
     """
-    return {seat: [[width - 1 - x, y] for x, y in np.asarray(polygon).reshape(-1, 2).tolist()]
-            for seat, polygon in zones.items()}
+    return {seat: _mirrored_points(polygon, width) for seat, polygon in zones.items()}
+
+
+def _mirrored_points(points: Any, width: int) -> list[list[float]]:
+    """Points (x, y) mirrored across a photo ``width`` pixels wide, as ``cv2.flip`` moves
+    pixel x to ``width - 1 - x``."""
+    return [[width - 1 - x, y] for x, y in np.asarray(points).reshape(-1, 2).tolist()]
 
 
 def seat_regions(notes: list[dict[str, Any]], zones: dict[str, Any] | None) -> None:
