@@ -47,9 +47,10 @@ def test_the_admin_draws_the_seat_zones_on_the_empty_layout(
     expect(page.locator("[data-testid=zones-on-record]")).to_contain_text("No seat zones yet")
     page.set_input_files("[data-testid=zones-file]", str(layout))
     # the browser reads and decodes the photo first: on a loaded machine (CI's other
-    # worker reading photos) that once took over the default 5 seconds
+    # worker reading photos) that once took over the default 5 seconds, and on 2026-12-08
+    # over 15 (7 alone)
     expect(page.locator("[data-testid=zones-status]")).to_have_text(
-        "Seat 1: 0 points (click its corners on the photo)", timeout=15_000)
+        "Seat 1: 0 points (click its corners on the photo)", timeout=40_000)
     # a zone of two points is refused before anything is sent
     page.click("[data-testid=zone-pick-3]")
     tap_at(page, [100, 100], size)
