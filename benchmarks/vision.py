@@ -18,22 +18,21 @@ rules printed on it, chips, the chip tray), read alone and compared with the tab
 layout photographed again from the same place (the seat zones' reference photo) and from a
 camera moved; the first ``--conditions`` in each of ``synth.CONDITIONS`` (what a real photo
 can bring: a floor around the table, warm dim light, a tilted camera), on a light grey felt
-and a near-white table, under a lamp's glare, with the dealer's hand still face down, with
-a hand printed on the felt (a pay table's art), with chips lying on the cards and with
-chips over index corners; with ``--exposure``, the first of those tables too dark, too
-bright, under a lamp's or the shade's colour cast, saved at a low JPEG quality or with its
-colour faded (``EXPOSURES``), mirrored (a front camera's), and on a light grey felt under
-both tungsten casts; the first ``--lays``
-with hands laid in each of ``synth.LAYS`` (spread wide, laid apart), with how many hands
-were read whole; with ``--close-ups``, hands of those tables photographed up close
-(``synth.close_up``, magnified); with ``--up-close``, one to three hands photographed up
-close and drawn sharp (``synth.up_close``); and the median time for a 12-megapixel
-(4000x3000) photo. The baseline is the same network reading exhaustively (a window every 2
-pixels, each window cut and read on its own): the ratio says what the one-pass strip
-reading buys. ``--enroll DESIGN`` instead measures ``vision
-enroll``: reads of photos of DESIGN before and after enrolling it from other labelled
-photos. Runs on one core (OpenCV and BLAS limited to one thread). Targets: >= 99.5% right,
-no silent error, <= 150 ms per 1080p photo, <= 600 ms per 12 MP photo. """
+and a near-white table, under a lamp's glare, with the dealer's hand still face down, with a
+hand printed on the felt (a pay table's art), with chips lying on the cards and with chips
+over index corners; with ``--exposure``, the first of those tables too dark, too bright,
+under a lamp's or the shade's colour cast, saved at a low JPEG quality or with its colour
+faded (``EXPOSURES``), mirrored (a front camera's), and on a light grey felt under both
+tungsten casts; the first ``--lays`` with hands laid in each of ``synth.LAYS`` (spread wide,
+laid apart), with how many hands were read whole; with ``--close-ups``, hands of those
+tables photographed up close (``synth.close_up``, magnified); with ``--up-close``, one to
+three hands photographed up close and drawn sharp (``synth.up_close``); and the median time
+for a 12-megapixel (4000x3000) photo. The baseline is the same network reading exhaustively
+(a window every 2 pixels, each window cut and read on its own): the ratio says what the
+one-pass strip reading buys. ``--enroll DESIGN`` instead measures ``vision enroll``: reads
+of photos of DESIGN before and after enrolling it from other labelled photos. Runs on one
+core (OpenCV and BLAS limited to one thread). Targets: >= 99.5% right, no silent error, <=
+150 ms per 1080p photo, <= 600 ms per 12 MP photo."""
 
 from __future__ import annotations
 
@@ -190,10 +189,11 @@ def totals(scenes: list, results: list) -> list[int]:
 
 def said(scenes: list, results: list) -> str:
     """How many of the photos the dealer is told are blurred (``reader.BLURRED_NOTE``),
-    and, where any is, show almost no colour (``reader.FAINT_NOTE``); and where hands lie
-    face down (``compose(face_down=...)``), how many of them are said to (a note with
-    ``"face_down"`` over the hand: ``reader.FACE_DOWN_PAPER``), and how many such notes
-    lie over no face-down hand (said of anything else)."""
+    and, where any is, show almost no colour (``reader.FAINT_NOTE``) or were read mirrored
+    (``reader.MIRRORED_NOTE``); and where hands lie face down (``compose(face_down=...)``),
+    how many of them are said to (a note with ``"face_down"`` over the hand:
+    ``reader.FACE_DOWN_PAPER``), and how many such notes lie over no face-down hand (said
+    of anything else)."""
     blurred = sum(any(c["reason"] == BLURRED_NOTE for c in r["needs_confirmation"])
                   for r in results)
     out = f"  said blurred: {blurred} of {len(results)}"

@@ -165,7 +165,7 @@ def test_a_photo_of_faint_colour_is_read_raised_told_and_every_card_sent(
 def test_a_mirrored_photo_is_read_turned_back(reader: Reader,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A photo from a front camera is mirrored: every index reads mirrored, and read as it
-    is the sample photos' cards were nearly all wrong (two of them silently). Such a read's
+    is the sample photos' cards were nearly all wrong (one of them silently). Such a read's
     cards are read at little confidence, so the photo is read turned back too
     (``reader.MIRROR_TRY``) and that read kept, its places mirrored back into the photo,
     its seat zones (mirrored with it) seating its hands; the dealer is told. The photos
