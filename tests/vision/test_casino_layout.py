@@ -107,6 +107,18 @@ def test_a_court_card_hand_cut_as_print_is_read_whole(reader: Reader,
     assert right == 22 and hand not in hands
 
 
+def laid_out(deck: int, seed: int) -> tuple[Any, np.ndarray, np.ndarray]:
+    """A procedural deck's table on a printed layout (its scene, the photo) and the table's
+    empty layout photographed again from the same place (another take)."""
+    decks = {f"proc:{deck}": procedural_deck(deck)}
+    scene = compose(decks, seed, seats=7, layout=True)
+    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    empty = cv2.imdecode(np.frombuffer(another_take(compose(
+        decks, seed, seats=7, layout=True, empty=True).image, seed), np.uint8),
+        cv2.IMREAD_COLOR)
+    return scene, image, empty
+
+
 def right_reads(result: dict[str, Any], truth: list[Any]) -> int:
     """Cards read as the true card lying there (within a third of a card's height)."""
     right = 0
@@ -126,12 +138,7 @@ def test_the_empty_layout_keeps_its_print_out_of_the_cards(reader: Reader, deck:
     printed letters half a card high lie across three hands (2026-12-02: 7 and 10 of 24
     read right) read most cards right, at half the resolution too, and nothing wrong
     passes unflagged. With the camera moved, the layout is matched by its print."""
-    decks = {f"proc:{deck}": procedural_deck(deck)}
-    scene = compose(decks, seed, seats=7, layout=True)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    empty = cv2.imdecode(np.frombuffer(another_take(compose(
-        decks, seed, seats=7, layout=True, empty=True).image, seed), np.uint8),
-        cv2.IMREAD_COLOR)
+    scene, image, empty = laid_out(deck, seed)
     alone = reader.read(image)
     compared = reader.read(image, None, empty)
     # (alone 12 at most until 2026-12-03; 14 since a region is cut only at a waist)
@@ -158,12 +165,7 @@ def test_a_camera_that_mirrors_is_read_turned_back_with_its_empty_layout(
     not mirrored reads, each card where it lies in the mirrored photo."""
     from dealer_assist.vision.reader import MIRRORED_NOTE
 
-    decks = {"proc:920008": procedural_deck(920008)}
-    scene = compose(decks, 920008, seats=7, layout=True)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    empty = cv2.imdecode(np.frombuffer(another_take(compose(
-        decks, 920008, seats=7, layout=True, empty=True).image, 920008), np.uint8),
-        cv2.IMREAD_COLOR)
+    scene, image, empty = laid_out(920008, 920008)
     width = image.shape[1]
     as_taken = reader.read(image, None, empty)
     mirrored = reader.read(cv2.flip(image, 1), None, cv2.flip(empty, 1))
@@ -181,12 +183,7 @@ def test_chips_in_the_betting_circles_are_not_places_to_check(
     card-white, and each was sent to the dealer as "cards here could not be read". A chip
     is round and smaller than a card (``geometry.chip_like``): it is not sent, and the
     table is read as before."""
-    decks = {"proc:920000": procedural_deck(920000)}
-    scene = compose(decks, 920000, seats=7, layout=True)
-    image = cv2.imdecode(np.frombuffer(scene.jpeg, np.uint8), cv2.IMREAD_COLOR)
-    empty = cv2.imdecode(np.frombuffer(another_take(compose(
-        decks, 920000, seats=7, layout=True, empty=True).image, 920000), np.uint8),
-        cv2.IMREAD_COLOR)
+    scene, image, empty = laid_out(920000, 920000)
 
     def places(result: dict[str, Any]) -> list[dict[str, Any]]:
         return [n for n in result["needs_confirmation"] if "region" in n]
